@@ -1,0 +1,243 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { InvocationContext } from '../context/invocation-context.js';
+import { KsadkError } from '../errors/ksadk-error.js';
+import { intFromEnv, localSessionDir } from '../util/env.js';
+import { safePathSegment } from '../util/safe-segment.js';
+
+/** Budget limits. Characters are UTF-16 code units (JavaScript string length). */
+export interface ResultBudgetOptions {
+  /** Maximum inline characters. @default 50000 */
+  maxChars?: number;
+  /** Inline preview length when the full value is persisted. @default 8000 */
+  previewChars?: number;
+  /** Above this length the full value is written to a file. @default maxChars */
+  persistThresholdChars?: number;
+  /**
+   * Root directory for persisted outputs; files go to `<root>/<account>/<session>/`.
+   * @default `KSADK_TOOL_RESULT_DIR`, else `<session dir>/workspace/.tool-results`
+   */
+  persistDir?: string;
+  /**
+   * Directory the returned handles are relative to (the model never sees host paths).
+   * @default `<session dir>/workspace` when `persistDir` is inside it, else `persistDir`'s parent
+   */
+  handleRoot?: string;
+  /** Largest file written, in bytes; longer values are cut and marked. @default 10 MiB */
+  maxPersistBytes?: number;
+}
+
+/** A fully resolved budget. */
+export interface ResultBudget {
+  readonly maxChars: number;
+  readonly previewChars: number;
+  readonly persistThresholdChars: number;
+  readonly persistDir: string;
+  readonly handleRoot: string;
+  readonly maxPersistBytes: number;
+}
+
+/** The budget environment variables; each is a cap over code and per-tool limits. */
+export const RESULT_BUDGET_ENV = {
+  maxChars: 'KSADK_TOOL_RESULT_MAX_CHARS',
+  previewChars: 'KSADK_TOOL_RESULT_PREVIEW_CHARS',
+  persistThresholdChars: 'KSADK_TOOL_RESULT_PERSIST_THRESHOLD_CHARS',
+  persistDir: 'KSADK_TOOL_RESULT_DIR',
+} as const;
+
+const DEFAULT_MAX = 50_000;
+const DEFAULT_PREVIEW = 8_000;
+
+function positive(value: number | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isFinite(value) || value < 0) {
+    throw new KsadkError('invalid_config', `Result budget ${name} must be a non-negative number (got ${value}).`);
+  }
+  return Math.floor(value);
+}
+
+function minDefined(...values: (number | undefined)[]): number | undefined {
+  const defined = values.filter((value): value is number => value !== undefined);
+  return defined.length === 0 ? undefined : Math.min(...defined);
+}
+
+/**
+ * Resolves a budget. Environment variables are caps: the effective limit is
+ * `min(code value or default, env value)`, so a global setting can tighten but never loosen
+ * a tool's own limit.
+ */
+export function resolveResultBudget(options: ResultBudgetOptions = {}, env: NodeJS.ProcessEnv = process.env): ResultBudget {
+  const maxChars = minDefined(positive(options.maxChars, 'maxChars') ?? DEFAULT_MAX, intFromEnv(RESULT_BUDGET_ENV.maxChars, env))!;
+  const previewChars = Math.min(
+    maxChars,
+    minDefined(positive(options.previewChars, 'previewChars') ?? DEFAULT_PREVIEW, intFromEnv(RESULT_BUDGET_ENV.previewChars, env))!,
+  );
+  const persistThresholdChars = minDefined(
+    positive(options.persistThresholdChars, 'persistThresholdChars') ?? maxChars,
+    intFromEnv(RESULT_BUDGET_ENV.persistThresholdChars, env),
+  )!;
+  const sessionDir = localSessionDir(env);
+  const workspace = path.join(sessionDir, 'workspace');
+  const persistDir = path.resolve(options.persistDir ?? (env[RESULT_BUDGET_ENV.persistDir]?.trim() || path.join(workspace, '.tool-results')));
+  const insideWorkspace = persistDir === workspace || persistDir.startsWith(workspace + path.sep);
+  const handleRoot = path.resolve(options.handleRoot ?? (insideWorkspace ? workspace : path.dirname(persistDir)));
+  return Object.freeze({
+    maxChars,
+    previewChars,
+    persistThresholdChars,
+    persistDir,
+    handleRoot,
+    maxPersistBytes: positive(options.maxPersistBytes, 'maxPersistBytes') ?? 10 * 1024 * 1024,
+  });
+}
+
+/** Narrows a budget for one tool: each limit becomes `min(tool limit, budget limit)`. */
+export function narrowBudget(budget: ResultBudget, limits: { maxChars?: number; previewChars?: number } = {}): ResultBudget {
+  if (limits.maxChars === undefined && limits.previewChars === undefined) return budget;
+  const maxChars = Math.min(budget.maxChars, limits.maxChars ?? Number.POSITIVE_INFINITY);
+  return {
+    ...budget,
+    maxChars,
+    previewChars: Math.min(maxChars, budget.previewChars, limits.previewChars ?? Number.POSITIVE_INFINITY),
+    persistThresholdChars: Math.min(budget.persistThresholdChars, maxChars),
+  };
+}
+
+/** Where a persisted value went: a handle relative to the budget's handle root. */
+export interface PersistedOutput {
+  /** Relative path (forward slashes), never a host path. */
+  readonly path: string;
+  readonly mime_type: 'text/plain' | 'application/json';
+  /** Present when the file itself was cut at `maxPersistBytes`. */
+  readonly file_truncated?: true;
+}
+
+/** The result of {@link budgetToolOutput}. */
+export interface BudgetedOutput {
+  /** The inline value (a prefix of the full text). */
+  readonly value: string;
+  readonly truncated: boolean;
+  readonly original_chars: number;
+  readonly preview_chars: number;
+  readonly persisted?: PersistedOutput;
+}
+
+/** Options for {@link budgetToolOutput} and {@link budgetTextFields}. */
+export interface BudgetCallOptions {
+  /** The budget; resolved from the environment when absent. */
+  budget?: ResultBudget;
+  /** Used to name the persisted file (`toolCallId`, `callId` or `id`). */
+  metadata?: { toolCallId?: string; callId?: string; id?: string };
+  /** Whose directory to persist into. */
+  context?: InvocationContext;
+}
+
+/** Cuts `text` to at most `limit` code units without splitting a surrogate pair. */
+function prefix(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  let end = limit;
+  const code = text.charCodeAt(end - 1);
+  if (end > 0 && code >= 0xd800 && code <= 0xdbff) end -= 1;
+  return text.slice(0, end);
+}
+
+function stringify(value: unknown): { text: string; mime: PersistedOutput['mime_type']; ext: string } {
+  if (typeof value === 'string') return { text: value, mime: 'text/plain', ext: 'txt' };
+  return { text: JSON.stringify(value, null, 2) ?? 'null', mime: 'application/json', ext: 'json' };
+}
+
+async function persist(
+  text: string,
+  ext: string,
+  toolName: string,
+  fieldName: string,
+  budget: ResultBudget,
+  options: BudgetCallOptions,
+): Promise<{ relative: string; fileTruncated: boolean }> {
+  const context = options.context ?? {};
+  const dir = path.join(
+    budget.persistDir,
+    safePathSegment(context.accountId ?? '', '_default'),
+    safePathSegment(context.sessionId ?? '', '_default'),
+  );
+  await mkdir(dir, { recursive: true });
+  const id = options.metadata?.toolCallId ?? options.metadata?.callId ?? options.metadata?.id;
+  const stem = safePathSegment(`${id ?? `${toolName}.${randomBytes(6).toString('hex')}`}.${fieldName}`, 'output');
+  let bytes = Buffer.from(text, 'utf8');
+  const fileTruncated = bytes.length > budget.maxPersistBytes;
+  if (fileTruncated) bytes = bytes.subarray(0, budget.maxPersistBytes);
+  for (let attempt = 0; ; attempt += 1) {
+    const name = attempt === 0 ? `${stem}.${ext}` : `${stem}-${randomBytes(4).toString('hex')}.${ext}`;
+    const file = path.join(dir, name);
+    try {
+      await writeFile(file, bytes, { flag: 'wx', mode: 0o600 });
+      return { relative: path.relative(budget.handleRoot, file).split(path.sep).join('/'), fileTruncated };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 5) throw error;
+    }
+  }
+}
+
+/**
+ * Budgets one value: strings stay text, anything else becomes pretty JSON. Short values come
+ * back whole; long ones come back as a preview, with the full text written to a file under
+ * the caller's account and session directory and a relative handle to it.
+ *
+ * @example
+ * ```ts
+ * const out = await budgetToolOutput('run_command', 'stdout', hugeText, { metadata: { toolCallId: 'call_1' } });
+ * if (out.truncated) console.log(out.persisted?.path); // ".tool-results/_default/_default/call_1.stdout.txt"
+ * ```
+ */
+export async function budgetToolOutput(
+  toolName: string,
+  fieldName: string,
+  value: unknown,
+  options: BudgetCallOptions = {},
+): Promise<BudgetedOutput> {
+  const budget = options.budget ?? resolveResultBudget();
+  const { text, mime, ext } = stringify(value);
+  const shouldPersist = text.length > budget.persistThresholdChars || text.length > budget.maxChars;
+  const inline = prefix(text, shouldPersist ? Math.min(budget.previewChars, budget.maxChars) : budget.maxChars);
+  const base = {
+    value: inline,
+    truncated: text.length > inline.length,
+    original_chars: text.length,
+    preview_chars: inline.length,
+  };
+  if (!shouldPersist) return base;
+  const { relative, fileTruncated } = await persist(text, ext, toolName, fieldName, budget, options);
+  return {
+    ...base,
+    persisted: fileTruncated ? { path: relative, mime_type: mime, file_truncated: true } : { path: relative, mime_type: mime },
+  };
+}
+
+/**
+ * Budgets the listed top-level fields of a result: each is replaced by its inline value and
+ * gains `<field>_truncated`, `<field>_original_chars` and `<field>_preview_chars`; persisted
+ * ones are listed under `persisted_outputs[<field>]`. Fields that are absent are left alone.
+ */
+export async function budgetTextFields<T extends Record<string, unknown>>(
+  payload: T,
+  toolName: string,
+  fields: readonly string[],
+  options: BudgetCallOptions = {},
+): Promise<T & Record<string, unknown>> {
+  const out: Record<string, unknown> = { ...payload };
+  const persisted: Record<string, PersistedOutput> = {
+    ...((payload['persisted_outputs'] as Record<string, PersistedOutput> | undefined) ?? {}),
+  };
+  for (const field of fields) {
+    if (!(field in payload) || payload[field] === undefined || payload[field] === null) continue;
+    const result = await budgetToolOutput(toolName, field, payload[field], options);
+    out[field] = result.value;
+    out[`${field}_truncated`] = result.truncated;
+    out[`${field}_original_chars`] = result.original_chars;
+    out[`${field}_preview_chars`] = result.preview_chars;
+    if (result.persisted) persisted[field] = result.persisted;
+  }
+  if (Object.keys(persisted).length > 0) out['persisted_outputs'] = persisted;
+  return out as T & Record<string, unknown>;
+}

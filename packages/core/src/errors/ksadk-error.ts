@@ -1,0 +1,64 @@
+const MARKER = Symbol.for('ksadk.error');
+
+/**
+ * Stable error codes thrown to the programmer. Tool failures meant for the model are never
+ * thrown: they come back as `{ ok: false, error_type, error_message }` results instead.
+ */
+export type KsadkErrorCode =
+  /** A configuration value (an option or a `KSADK_*` variable) is not valid. */
+  | 'invalid_config'
+  /** A tool definition is malformed (bad name, missing schema, `approval` parameter…). */
+  | 'invalid_tool'
+  /** An approval id is unknown, expired, already decided or used. */
+  | 'approval_not_found'
+  /** An approval grant is malformed or its signature does not verify. */
+  | 'invalid_approval_grant'
+  /** A framework adapter was used in a way its framework cannot support. */
+  | 'unsupported'
+  /** A schema could not be converted for a target. */
+  | 'invalid_schema'
+  /** Anything else raised by KsADK itself. */
+  | 'internal';
+
+/** Options for {@link KsadkError}. */
+export interface KsadkErrorOptions {
+  /** The error that caused this one. */
+  cause?: unknown;
+  /** Structured, secret-free details for logs and tests. */
+  details?: Record<string, unknown>;
+}
+
+/**
+ * The one error base of KsADK. `code` is stable and meant for programmatic handling;
+ * `isInstance` works across duplicate package copies (it checks a `Symbol.for` marker,
+ * not the prototype chain).
+ *
+ * @example
+ * ```ts
+ * try {
+ *   createToolGateway({ approvalMode: 'sometimes' as never });
+ * } catch (error) {
+ *   if (KsadkError.isInstance(error) && error.code === 'invalid_config') console.error(error.message);
+ * }
+ * ```
+ */
+export class KsadkError extends Error {
+  /** Brand checked by {@link KsadkError.isInstance}. */
+  protected readonly [MARKER] = true;
+  /** Stable, machine-readable code. */
+  readonly code: KsadkErrorCode;
+  /** Structured, secret-free details. */
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: KsadkErrorCode, message: string, options: KsadkErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'KsadkError';
+    this.code = code;
+    this.details = options.details;
+  }
+
+  /** True when `value` is a {@link KsadkError} from any copy of this package. */
+  static isInstance(value: unknown): value is KsadkError {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[MARKER] === true;
+  }
+}

@@ -1,0 +1,76 @@
+import type { RiskLevel } from '../tool/policy.js';
+
+/** Every tool result is a JSON object with `ok`. */
+export type ToolResult = { ok: boolean } & Record<string, unknown>;
+
+/** A failure the model can read: a stable `error_type` and a short message. */
+export interface ToolErrorResult {
+  ok: false;
+  error_type: string;
+  error_message: string;
+  [key: string]: unknown;
+}
+
+/** One argument problem reported by `invalid_arguments`. */
+export interface ArgumentIssue {
+  /** Dotted path of the offending field (`""` for the root). */
+  path: string;
+  message: string;
+}
+
+/** What a human is asked to decide; shown to the host and to the model. */
+export interface ApprovalRequest {
+  /** `appr_` + 32 hex characters. */
+  id: string;
+  tool_name: string;
+  risk_level: RiskLevel;
+  side_effects: string[];
+  /** The validated arguments the call would run with. */
+  arguments: Record<string, unknown>;
+  /** SHA-256 (hex) of the canonical JSON of `arguments`. */
+  args_digest: string;
+  /** ISO 8601. */
+  expires_at: string;
+}
+
+/** The call needs a host decision; nothing ran. */
+export interface ApprovalRequiredResult {
+  ok: false;
+  type: 'approval_required';
+  approval_required: true;
+  error_type: 'approval_required';
+  error_message: string;
+  approval_request: ApprovalRequest;
+}
+
+/** The host refused the call; nothing ran. */
+export interface ApprovalRejectedResult {
+  ok: false;
+  type: 'approval_rejected';
+  approval_required: false;
+  error_type: 'approval_rejected';
+  error_message: string;
+  tool_name: string;
+  risk_level: RiskLevel;
+  reason: string;
+}
+
+/** True when `value` is an `approval_required` envelope. */
+export function isApprovalRequired(value: unknown): value is ApprovalRequiredResult {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { type?: unknown }).type === 'approval_required' &&
+    typeof (value as { approval_request?: unknown }).approval_request === 'object'
+  );
+}
+
+/** True when `value` is an `approval_rejected` envelope. */
+export function isApprovalRejected(value: unknown): value is ApprovalRejectedResult {
+  return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'approval_rejected';
+}
+
+/** Builds `{ ok: false, error_type, error_message, ...extra }`. */
+export function toolError(errorType: string, errorMessage: string, extra: Record<string, unknown> = {}): ToolErrorResult {
+  return { ok: false, error_type: errorType, error_message: errorMessage, ...extra };
+}

@@ -1,0 +1,68 @@
+import type { Validator } from '@cfworker/json-schema';
+import type { JsonSchema, Tool } from '../tool/tool.js';
+import type { ArgumentIssue } from './results.js';
+
+/** The outcome of validating raw model arguments against a tool's schema. */
+export type ValidationOutcome =
+  | { ok: true; value: Record<string, unknown> }
+  | { ok: false; issues: ArgumentIssue[] };
+
+const MAX_ISSUES = 20;
+const validators = new WeakMap<JsonSchema, Validator>();
+let validatorModule: Promise<typeof import('@cfworker/json-schema')> | undefined;
+
+function draftOf(schema: JsonSchema): '4' | '7' | '2019-09' | '2020-12' {
+  const declared = typeof schema['$schema'] === 'string' ? schema['$schema'] : '';
+  if (declared.includes('draft-04')) return '4';
+  if (declared.includes('draft-06') || declared.includes('draft-07')) return '7';
+  if (declared.includes('2019-09')) return '2019-09';
+  if (declared === '' && 'definitions' in schema && !('$defs' in schema)) return '7';
+  return '2020-12';
+}
+
+async function jsonSchemaValidator(schema: JsonSchema): Promise<Validator> {
+  const cached = validators.get(schema);
+  if (cached) return cached;
+  validatorModule ??= import('@cfworker/json-schema');
+  const { Validator } = await validatorModule;
+  const validator = new Validator(schema as never, draftOf(schema), false);
+  validators.set(schema, validator);
+  return validator;
+}
+
+function pointerToPath(pointer: string): string {
+  return pointer
+    .replace(/^#\/?/, '')
+    .split('/')
+    .filter(Boolean)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .join('.');
+}
+
+/**
+ * Validates raw arguments: zod tools with their zod object (unknown keys are stripped, defaults
+ * applied), JSON-Schema tools with a standards validator (drafts 4, 7, 2019-09, 2020-12).
+ */
+export async function validateToolInput(tool: Tool, args: Record<string, unknown>): Promise<ValidationOutcome> {
+  if (tool.kind === 'zod') {
+    const parsed = tool.input.safeParse(args);
+    if (parsed.success) return { ok: true, value: parsed.data as Record<string, unknown> };
+    return {
+      ok: false,
+      issues: parsed.error.issues.slice(0, MAX_ISSUES).map((issue) => ({
+        path: issue.path.map(String).join('.'),
+        message: issue.message,
+      })),
+    };
+  }
+  const validator = await jsonSchemaValidator(tool.inputSchema);
+  const result = validator.validate(args);
+  if (result.valid) return { ok: true, value: args };
+  // The validator reports each failure and the keywords that contain it; keep the most specific ones.
+  const leaves = result.errors.filter((error) => !['properties', 'allOf', 'anyOf', '$ref', 'items'].includes(error.keyword));
+  const chosen = (leaves.length > 0 ? leaves : result.errors).slice(0, MAX_ISSUES);
+  return {
+    ok: false,
+    issues: chosen.map((error) => ({ path: pointerToPath(error.instanceLocation), message: error.error })),
+  };
+}

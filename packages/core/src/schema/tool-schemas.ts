@@ -1,0 +1,60 @@
+import type { z } from 'zod';
+import type { JsonSchema, Tool } from '../tool/tool.js';
+import { toolJsonSchema } from './canonical-schema.js';
+import { toGeminiSchema } from './gemini-schema.js';
+import { normalizeStrictInput } from './normalize-strict-input.js';
+import { type OpenAISchemaResult, toOpenAIStrictSchema } from './openai-strict.js';
+
+const openAICache = new WeakMap<Tool, OpenAISchemaResult>();
+const geminiCache = new WeakMap<Tool, JsonSchema>();
+
+/** Options for {@link openAIToolSchema}. */
+export interface OpenAIToolSchemaOptions {
+  /** `true`: strict where lossless (the default); `false`: never strict. */
+  strict?: boolean;
+}
+
+/**
+ * A tool's parameters for OpenAI function calling. With `strict` (the default) the strict form
+ * when it is lossless, else the plain schema with `strict: false` and the reason.
+ */
+export function openAIToolSchema(tool: Tool, options: OpenAIToolSchemaOptions = {}): OpenAISchemaResult {
+  if (options.strict === false) {
+    const { $schema: _dialect, ...schema } = toolJsonSchema(tool);
+    return { schema, strict: false, reason: 'strict mode was turned off' };
+  }
+  let result = openAICache.get(tool);
+  if (!result) {
+    result = toOpenAIStrictSchema(toolJsonSchema(tool));
+    openAICache.set(tool, result);
+  }
+  return result;
+}
+
+/**
+ * Turns arguments produced under a tool's strict schema back into what its own schema expects
+ * (synthetic `null`s for optional fields removed). A no-op for non-strict schemas.
+ */
+export function normalizeOpenAIArguments(tool: Tool, args: unknown, strict: boolean): unknown {
+  return strict ? normalizeStrictInput(toolJsonSchema(tool), args) : args;
+}
+
+/** A tool's `parametersJsonSchema` for Gemini / `@google/adk` function declarations. */
+export function geminiToolSchema(tool: Tool): JsonSchema {
+  let schema = geminiCache.get(tool);
+  if (!schema) {
+    schema = toGeminiSchema(toolJsonSchema(tool));
+    geminiCache.set(tool, schema);
+  }
+  return schema;
+}
+
+/**
+ * A tool's schema for LangChain `tool()`: the zod object itself for zod tools (validated by
+ * zod, converted by the chat model), the JSON Schema without `$schema` for external tools.
+ */
+export function langChainToolSchema(tool: Tool): z.ZodObject | JsonSchema {
+  if (tool.kind === 'zod') return tool.input;
+  const { $schema: _dialect, ...schema } = tool.inputSchema;
+  return schema;
+}

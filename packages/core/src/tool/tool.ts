@@ -1,0 +1,67 @@
+import type { z } from 'zod';
+import type { InvocationContext } from '../context/invocation-context.js';
+import type { ToolPolicy } from './policy.js';
+
+/** A JSON Schema document (any draft), as plain data. */
+export type JsonSchema = { [key: string]: unknown };
+
+/** What a tool's `execute` receives besides its validated input. */
+export interface ToolExecutionContext {
+  /** The model-facing tool name. */
+  readonly toolName: string;
+  /** The framework's tool call id, or a generated one; unique per call. */
+  readonly callId: string;
+  /** Aborted on timeout or when the caller aborts; pass it to any I/O. */
+  readonly signal: AbortSignal;
+  /** The invocation context the call runs in (empty fields when none was set). */
+  readonly invocation: InvocationContext;
+}
+
+/** Per-tool result budgeting: which text fields may be large, and their own limits. */
+export interface ToolResultBudgetOptions {
+  /** Top-level string fields of the result to budget (for example `content`, `stdout`). */
+  readonly fields: readonly string[];
+  /** The tool's own inline limit; the effective limit is `min(this, global cap)`. */
+  readonly maxChars?: number;
+  /** The tool's own preview length when the full value is persisted. */
+  readonly previewChars?: number;
+}
+
+/** Fields shared by every tool. */
+interface ToolBase {
+  /** Model-facing name, `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`. */
+  readonly name: string;
+  /** What the tool does, when to use it, when not to, and its limits. */
+  readonly description: string;
+  /** Catalogue group (`workspace`, `mcp:<server>`, …). */
+  readonly group: string;
+  /** The approval policy. */
+  readonly policy: ToolPolicy;
+  /** Per-call timeout in milliseconds; the gateway's default when absent. */
+  readonly timeoutMs: number | undefined;
+  /** Large-field budgeting for this tool's results. */
+  readonly resultBudget: ToolResultBudgetOptions | undefined;
+  /** The name the tool has at its origin (an MCP server, say) when it differs from `name`. */
+  readonly originalName: string | undefined;
+}
+
+/** A tool whose input is a zod 4 object: the single source of truth for its schema. */
+export interface ZodTool<TSchema extends z.ZodObject = z.ZodObject, TOutput = unknown> extends ToolBase {
+  readonly kind: 'zod';
+  /** The input schema. */
+  readonly input: TSchema;
+  /** Runs the tool. Never called directly by users: go through a gateway. */
+  readonly execute: (input: z.output<TSchema>, context: ToolExecutionContext) => TOutput | Promise<TOutput>;
+}
+
+/** A tool that came from outside (MCP, an external registration) and carries a JSON Schema. */
+export interface JsonSchemaTool<TOutput = unknown> extends ToolBase {
+  readonly kind: 'json-schema';
+  /** The input JSON Schema (an object schema). */
+  readonly inputSchema: JsonSchema;
+  /** Runs the tool. Never called directly by users: go through a gateway. */
+  readonly execute: (input: Record<string, unknown>, context: ToolExecutionContext) => TOutput | Promise<TOutput>;
+}
+
+/** Any tool the gateway can run. */
+export type Tool = ZodTool<z.ZodObject, unknown> | JsonSchemaTool<unknown>;
