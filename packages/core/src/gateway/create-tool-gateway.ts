@@ -139,6 +139,7 @@ export interface ToolGateway {
 
 const DEFAULT_TTL_MS = 15 * 60 * 1000;
 const DEFAULT_TIMEOUT_MS = 120_000;
+const RESULT_OVERHEAD_CHARS = 2_000;
 const TIMEOUT = Symbol('timeout');
 const ABORTED = Symbol('aborted');
 
@@ -429,7 +430,8 @@ export function createToolGateway(options: ToolGatewayOptions = {}): ToolGateway
         context,
       })) as ToolResult;
     }
-    if (!exceeds(shaped, budget.maxChars)) return shaped;
+    // Budgeted fields are already within limits; allow their bookkeeping some room.
+    if (!exceeds(shaped, budget.maxChars + RESULT_OVERHEAD_CHARS)) return shaped;
     const whole = await budgetToolOutput(tool.name, 'result', shaped, {
       budget,
       metadata: { toolCallId: callId },

@@ -96,9 +96,10 @@ function convert(node: unknown, walk: Walk): unknown {
     schema['anyOf'] = schema['oneOf'];
     delete schema['oneOf'];
   }
+  // A value set is final: its typed branches need no further conversion.
   const valueSet = typedValueSet(schema);
-  if (valueSet) schema = valueSet;
-  else if (Array.isArray(schema['type'])) schema = splitTypeArray(schema);
+  if (valueSet) return valueSet;
+  if (Array.isArray(schema['type'])) schema = splitTypeArray(schema);
   const out: JsonSchema = {};
   for (const [key, value] of Object.entries(schema)) {
     if (key === 'properties' && isRecord(value)) {

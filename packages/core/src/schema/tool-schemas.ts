@@ -51,10 +51,12 @@ export function geminiToolSchema(tool: Tool): JsonSchema {
 
 /**
  * A tool's schema for LangChain `tool()`: the zod object itself for zod tools (validated by
- * zod, converted by the chat model), the JSON Schema without `$schema` for external tools.
+ * zod, converted by the chat model), the JSON Schema without `$schema` for external tools and
+ * for recursive zod schemas (`@langchain/core` 1.4 recurses without end on those when it
+ * prepares the input; the gateway still validates with zod).
  */
 export function langChainToolSchema(tool: Tool): z.ZodObject | JsonSchema {
-  if (tool.kind === 'zod') return tool.input;
-  const { $schema: _dialect, ...schema } = tool.inputSchema;
+  if (tool.kind === 'zod' && !JSON.stringify(toolJsonSchema(tool)).includes('"$ref"')) return tool.input;
+  const { $schema: _dialect, ...schema } = toolJsonSchema(tool);
   return schema;
 }
