@@ -1,12 +1,17 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { z } from 'zod';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { runWithInvocationContext } from '../context/invocation-context.js';
 import { createToolGateway } from '../gateway/create-tool-gateway.js';
 import { defineTool } from '../tool/define-tool.js';
-import { budgetTextFields, budgetToolOutput, narrowBudget, resolveResultBudget } from './result-budget.js';
+import {
+  budgetTextFields,
+  budgetToolOutput,
+  narrowBudget,
+  resolveResultBudget,
+} from './result-budget.js';
 
 let root: string;
 beforeEach(async () => {
@@ -19,22 +24,46 @@ afterEach(async () => {
 describe('resolveResultBudget', () => {
   it('has the reference defaults', () => {
     const budget = resolveResultBudget({}, { AGENTENGINE_UI_DIR: root });
-    expect(budget).toMatchObject({ maxChars: 50_000, previewChars: 8_000, persistThresholdChars: 50_000 });
+    expect(budget).toMatchObject({
+      maxChars: 50_000,
+      previewChars: 8_000,
+      persistThresholdChars: 50_000,
+    });
     expect(budget.persistDir).toBe(path.join(root, 'workspace', '.tool-results'));
     expect(budget.handleRoot).toBe(path.join(root, 'workspace'));
   });
 
   it('treats environment values as caps, never as loosening', () => {
-    const env = { KSADK_TOOL_RESULT_MAX_CHARS: '100', KSADK_TOOL_RESULT_PREVIEW_CHARS: '50', AGENTENGINE_UI_DIR: root };
-    expect(resolveResultBudget({ maxChars: 1000 }, env)).toMatchObject({ maxChars: 100, previewChars: 50 });
-    expect(resolveResultBudget({ maxChars: 20, previewChars: 10 }, env)).toMatchObject({ maxChars: 20, previewChars: 10 });
+    const env = {
+      KSADK_TOOL_RESULT_MAX_CHARS: '100',
+      KSADK_TOOL_RESULT_PREVIEW_CHARS: '50',
+      AGENTENGINE_UI_DIR: root,
+    };
+    expect(resolveResultBudget({ maxChars: 1000 }, env)).toMatchObject({
+      maxChars: 100,
+      previewChars: 50,
+    });
+    expect(resolveResultBudget({ maxChars: 20, previewChars: 10 }, env)).toMatchObject({
+      maxChars: 20,
+      previewChars: 10,
+    });
     expect(resolveResultBudget({}, { KSADK_TOOL_RESULT_MAX_CHARS: 'lots' }).maxChars).toBe(50_000);
   });
 
   it('narrows per tool to min(tool limit, global cap)', () => {
-    const budget = resolveResultBudget({ maxChars: 100, previewChars: 40 }, { AGENTENGINE_UI_DIR: root });
-    expect(narrowBudget(budget, { maxChars: 1000 })).toMatchObject({ maxChars: 100, previewChars: 40 });
-    expect(narrowBudget(budget, { maxChars: 30 })).toMatchObject({ maxChars: 30, previewChars: 30, persistThresholdChars: 30 });
+    const budget = resolveResultBudget(
+      { maxChars: 100, previewChars: 40 },
+      { AGENTENGINE_UI_DIR: root },
+    );
+    expect(narrowBudget(budget, { maxChars: 1000 })).toMatchObject({
+      maxChars: 100,
+      previewChars: 40,
+    });
+    expect(narrowBudget(budget, { maxChars: 30 })).toMatchObject({
+      maxChars: 30,
+      previewChars: 30,
+      persistThresholdChars: 30,
+    });
   });
 
   it('rejects negative limits', () => {
@@ -44,7 +73,10 @@ describe('resolveResultBudget', () => {
 
 describe('budgetToolOutput', () => {
   it('keeps short values whole', async () => {
-    const budget = resolveResultBudget({ maxChars: 20, previewChars: 8, persistThresholdChars: 12 }, { AGENTENGINE_UI_DIR: root });
+    const budget = resolveResultBudget(
+      { maxChars: 20, previewChars: 8, persistThresholdChars: 12 },
+      { AGENTENGINE_UI_DIR: root },
+    );
     expect(await budgetToolOutput('t', 'stdout', 'short', { budget })).toEqual({
       value: 'short',
       truncated: false,
@@ -54,32 +86,59 @@ describe('budgetToolOutput', () => {
   });
 
   it('persists long text under the account and session directory and returns a relative handle', async () => {
-    const budget = resolveResultBudget({ maxChars: 20, previewChars: 8, persistThresholdChars: 12 }, { AGENTENGINE_UI_DIR: root });
+    const budget = resolveResultBudget(
+      { maxChars: 20, previewChars: 8, persistThresholdChars: 12 },
+      { AGENTENGINE_UI_DIR: root },
+    );
     const text = 'abcdefghijklmnopqrstuvwxyz';
     const out = await budgetToolOutput('run_command', 'stdout', text, {
       budget,
       metadata: { toolCallId: 'call_123' },
       context: { accountId: 'acme', sessionId: 's-1' },
     });
-    expect(out).toMatchObject({ value: 'abcdefgh', truncated: true, original_chars: 26, preview_chars: 8 });
-    expect(out.persisted).toEqual({ path: '.tool-results/acme/s-1/call_123.stdout.txt', mime_type: 'text/plain' });
+    expect(out).toMatchObject({
+      value: 'abcdefgh',
+      truncated: true,
+      original_chars: 26,
+      preview_chars: 8,
+    });
+    expect(out.persisted).toEqual({
+      path: '.tool-results/acme/s-1/call_123.stdout.txt',
+      mime_type: 'text/plain',
+    });
     expect(path.isAbsolute(out.persisted!.path)).toBe(false);
     expect(await readFile(path.join(root, 'workspace', out.persisted!.path), 'utf8')).toBe(text);
   });
 
   it('persists JSON values as .json and never overwrites an earlier file', async () => {
-    const budget = resolveResultBudget({ maxChars: 20, previewChars: 8, persistThresholdChars: 12 }, { AGENTENGINE_UI_DIR: root });
+    const budget = resolveResultBudget(
+      { maxChars: 20, previewChars: 8, persistThresholdChars: 12 },
+      { AGENTENGINE_UI_DIR: root },
+    );
     const value = { items: Array.from({ length: 5 }, (_, i) => `item-${i}`) };
-    const one = await budgetToolOutput('t', 'result', value, { budget, metadata: { toolCallId: 'same' } });
-    const two = await budgetToolOutput('t', 'result', { other: true, pad: 'x'.repeat(30) }, { budget, metadata: { toolCallId: 'same' } });
+    const one = await budgetToolOutput('t', 'result', value, {
+      budget,
+      metadata: { toolCallId: 'same' },
+    });
+    const two = await budgetToolOutput(
+      't',
+      'result',
+      { other: true, pad: 'x'.repeat(30) },
+      { budget, metadata: { toolCallId: 'same' } },
+    );
     expect(one.persisted).toMatchObject({ mime_type: 'application/json' });
     expect(one.persisted!.path).toMatch(/same\.result\.json$/);
     expect(two.persisted!.path).not.toBe(one.persisted!.path);
-    expect(JSON.parse(await readFile(path.join(root, 'workspace', one.persisted!.path), 'utf8'))).toEqual(value);
+    expect(
+      JSON.parse(await readFile(path.join(root, 'workspace', one.persisted!.path), 'utf8')),
+    ).toEqual(value);
   });
 
   it('sanitises hostile ids so files stay inside the directory', async () => {
-    const budget = resolveResultBudget({ maxChars: 5, previewChars: 2 }, { AGENTENGINE_UI_DIR: root });
+    const budget = resolveResultBudget(
+      { maxChars: 5, previewChars: 2 },
+      { AGENTENGINE_UI_DIR: root },
+    );
     const out = await budgetToolOutput('t', 'stdout', 'x'.repeat(10), {
       budget,
       metadata: { toolCallId: '../../etc/passwd' },
@@ -91,13 +150,19 @@ describe('budgetToolOutput', () => {
   });
 
   it('never splits a surrogate pair', async () => {
-    const budget = resolveResultBudget({ maxChars: 3, previewChars: 3 }, { AGENTENGINE_UI_DIR: root });
+    const budget = resolveResultBudget(
+      { maxChars: 3, previewChars: 3 },
+      { AGENTENGINE_UI_DIR: root },
+    );
     const out = await budgetToolOutput('t', 'text', 'ab😀cd', { budget });
     expect(out.value).toBe('ab');
   });
 
   it('caps the persisted file size', async () => {
-    const budget = resolveResultBudget({ maxChars: 5, previewChars: 2, maxPersistBytes: 10 }, { AGENTENGINE_UI_DIR: root });
+    const budget = resolveResultBudget(
+      { maxChars: 5, previewChars: 2, maxPersistBytes: 10 },
+      { AGENTENGINE_UI_DIR: root },
+    );
     const out = await budgetToolOutput('t', 'text', 'y'.repeat(100), { budget });
     expect(out.persisted).toMatchObject({ file_truncated: true });
     expect((await readFile(path.join(root, 'workspace', out.persisted!.path))).length).toBe(10);
@@ -106,11 +171,19 @@ describe('budgetToolOutput', () => {
 
 describe('budgetTextFields', () => {
   it('adds the per-field counters and persisted_outputs', async () => {
-    const budget = resolveResultBudget({ maxChars: 20, previewChars: 8, persistThresholdChars: 12 }, { AGENTENGINE_UI_DIR: root });
-    const out = await budgetTextFields({ ok: true, stdout: 'x'.repeat(26), stderr: 'fine', exit_code: 0 }, 'run', ['stdout', 'stderr', 'absent'], {
-      budget,
-      metadata: { toolCallId: 'c9' },
-    });
+    const budget = resolveResultBudget(
+      { maxChars: 20, previewChars: 8, persistThresholdChars: 12 },
+      { AGENTENGINE_UI_DIR: root },
+    );
+    const out = await budgetTextFields(
+      { ok: true, stdout: 'x'.repeat(26), stderr: 'fine', exit_code: 0 },
+      'run',
+      ['stdout', 'stderr', 'absent'],
+      {
+        budget,
+        metadata: { toolCallId: 'c9' },
+      },
+    );
     expect(out).toMatchObject({
       ok: true,
       exit_code: 0,
@@ -120,7 +193,9 @@ describe('budgetTextFields', () => {
       stdout_preview_chars: 8,
       stderr: 'fine',
       stderr_truncated: false,
-      persisted_outputs: { stdout: { path: '.tool-results/_default/_default/c9.stdout.txt', mime_type: 'text/plain' } },
+      persisted_outputs: {
+        stdout: { path: '.tool-results/_default/_default/c9.stdout.txt', mime_type: 'text/plain' },
+      },
     });
     expect(out).not.toHaveProperty('absent_truncated');
   });
@@ -135,12 +210,21 @@ describe('gateway budgeting', () => {
       resultBudget: { fields: ['content'], maxChars: 10, previewChars: 4 },
       execute: ({ n }) => ({ ok: true, content: 'z'.repeat(n) }),
     });
-    const gateway = createToolGateway({ env: { AGENTENGINE_UI_DIR: root, KSADK_TOOL_RESULT_MAX_CHARS: '6' } });
+    const gateway = createToolGateway({
+      env: { AGENTENGINE_UI_DIR: root, KSADK_TOOL_RESULT_MAX_CHARS: '6' },
+    });
     const result = await runWithInvocationContext({ accountId: 'a', sessionId: 's' }, () =>
       gateway.invoke(tool, { n: 50 }, { callId: 'call_7' }),
     );
-    expect(result).toMatchObject({ ok: true, content: 'zzzz', content_truncated: true, content_original_chars: 50 });
-    expect(result['persisted_outputs']).toEqual({ content: { path: '.tool-results/a/s/call_7.content.txt', mime_type: 'text/plain' } });
+    expect(result).toMatchObject({
+      ok: true,
+      content: 'zzzz',
+      content_truncated: true,
+      content_original_chars: 50,
+    });
+    expect(result['persisted_outputs']).toEqual({
+      content: { path: '.tool-results/a/s/call_7.content.txt', mime_type: 'text/plain' },
+    });
   });
 
   it('guards undeclared large results as a whole', async () => {
@@ -148,14 +232,22 @@ describe('gateway budgeting', () => {
       name: 'big',
       description: 'Big.',
       input: z.object({}),
-      execute: () => ({ ok: true, rows: Array.from({ length: 200 }, (_, i) => ({ i, text: 'row' })) }),
+      execute: () => ({
+        ok: true,
+        rows: Array.from({ length: 200 }, (_, i) => ({ i, text: 'row' })),
+      }),
     });
-    const gateway = createToolGateway({ env: { AGENTENGINE_UI_DIR: root }, budget: { maxChars: 200, previewChars: 50 } });
+    const gateway = createToolGateway({
+      env: { AGENTENGINE_UI_DIR: root },
+      budget: { maxChars: 200, previewChars: 50 },
+    });
     // 200 rows of ~25 characters: well over 200 + the 2 000-character structure allowance.
     const result = await gateway.invoke(tool, {}, { callId: 'call_big' });
     expect(result).toMatchObject({ ok: true, result_truncated: true });
     expect((result['result_preview'] as string).length).toBe(50);
     const handle = (result['persisted_outputs'] as { result: { path: string } }).result.path;
-    expect(JSON.parse(await readFile(path.join(root, 'workspace', handle), 'utf8')).rows).toHaveLength(200);
+    expect(
+      JSON.parse(await readFile(path.join(root, 'workspace', handle), 'utf8')).rows,
+    ).toHaveLength(200);
   });
 });

@@ -1,6 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import type { InvocationContext } from '../context/invocation-context.js';
 import { KsadkError } from '../errors/ksadk-error.js';
 import { intFromEnv, localSessionDir } from '../util/env.js';
@@ -52,7 +52,10 @@ const DEFAULT_PREVIEW = 8_000;
 function positive(value: number | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
   if (!Number.isFinite(value) || value < 0) {
-    throw new KsadkError('invalid_config', `Result budget ${name} must be a non-negative number (got ${value}).`);
+    throw new KsadkError(
+      'invalid_config',
+      `Result budget ${name} must be a non-negative number (got ${value}).`,
+    );
   }
   return Math.floor(value);
 }
@@ -67,11 +70,20 @@ function minDefined(...values: (number | undefined)[]): number | undefined {
  * `min(code value or default, env value)`, so a global setting can tighten but never loosen
  * a tool's own limit.
  */
-export function resolveResultBudget(options: ResultBudgetOptions = {}, env: NodeJS.ProcessEnv = process.env): ResultBudget {
-  const maxChars = minDefined(positive(options.maxChars, 'maxChars') ?? DEFAULT_MAX, intFromEnv(RESULT_BUDGET_ENV.maxChars, env))!;
+export function resolveResultBudget(
+  options: ResultBudgetOptions = {},
+  env: NodeJS.ProcessEnv = process.env,
+): ResultBudget {
+  const maxChars = minDefined(
+    positive(options.maxChars, 'maxChars') ?? DEFAULT_MAX,
+    intFromEnv(RESULT_BUDGET_ENV.maxChars, env),
+  )!;
   const previewChars = Math.min(
     maxChars,
-    minDefined(positive(options.previewChars, 'previewChars') ?? DEFAULT_PREVIEW, intFromEnv(RESULT_BUDGET_ENV.previewChars, env))!,
+    minDefined(
+      positive(options.previewChars, 'previewChars') ?? DEFAULT_PREVIEW,
+      intFromEnv(RESULT_BUDGET_ENV.previewChars, env),
+    )!,
   );
   const persistThresholdChars = minDefined(
     positive(options.persistThresholdChars, 'persistThresholdChars') ?? maxChars,
@@ -79,9 +91,14 @@ export function resolveResultBudget(options: ResultBudgetOptions = {}, env: Node
   )!;
   const sessionDir = localSessionDir(env);
   const workspace = path.join(sessionDir, 'workspace');
-  const persistDir = path.resolve(options.persistDir ?? (env[RESULT_BUDGET_ENV.persistDir]?.trim() || path.join(workspace, '.tool-results')));
+  const persistDir = path.resolve(
+    options.persistDir ??
+      (env[RESULT_BUDGET_ENV.persistDir]?.trim() || path.join(workspace, '.tool-results')),
+  );
   const insideWorkspace = persistDir === workspace || persistDir.startsWith(workspace + path.sep);
-  const handleRoot = path.resolve(options.handleRoot ?? (insideWorkspace ? workspace : path.dirname(persistDir)));
+  const handleRoot = path.resolve(
+    options.handleRoot ?? (insideWorkspace ? workspace : path.dirname(persistDir)),
+  );
   return Object.freeze({
     maxChars,
     previewChars,
@@ -93,13 +110,20 @@ export function resolveResultBudget(options: ResultBudgetOptions = {}, env: Node
 }
 
 /** Narrows a budget for one tool: each limit becomes `min(tool limit, budget limit)`. */
-export function narrowBudget(budget: ResultBudget, limits: { maxChars?: number; previewChars?: number } = {}): ResultBudget {
+export function narrowBudget(
+  budget: ResultBudget,
+  limits: { maxChars?: number; previewChars?: number } = {},
+): ResultBudget {
   if (limits.maxChars === undefined && limits.previewChars === undefined) return budget;
   const maxChars = Math.min(budget.maxChars, limits.maxChars ?? Number.POSITIVE_INFINITY);
   return {
     ...budget,
     maxChars,
-    previewChars: Math.min(maxChars, budget.previewChars, limits.previewChars ?? Number.POSITIVE_INFINITY),
+    previewChars: Math.min(
+      maxChars,
+      budget.previewChars,
+      limits.previewChars ?? Number.POSITIVE_INFINITY,
+    ),
     persistThresholdChars: Math.min(budget.persistThresholdChars, maxChars),
   };
 }
@@ -142,7 +166,11 @@ function prefix(text: string, limit: number): string {
   return text.slice(0, end);
 }
 
-function stringify(value: unknown): { text: string; mime: PersistedOutput['mime_type']; ext: string } {
+function stringify(value: unknown): {
+  text: string;
+  mime: PersistedOutput['mime_type'];
+  ext: string;
+} {
   if (typeof value === 'string') return { text: value, mime: 'text/plain', ext: 'txt' };
   return { text: JSON.stringify(value, null, 2) ?? 'null', mime: 'application/json', ext: 'json' };
 }
@@ -163,16 +191,23 @@ async function persist(
   );
   await mkdir(dir, { recursive: true });
   const id = options.metadata?.toolCallId ?? options.metadata?.callId ?? options.metadata?.id;
-  const stem = safePathSegment(`${id ?? `${toolName}.${randomBytes(6).toString('hex')}`}.${fieldName}`, 'output');
+  const stem = safePathSegment(
+    `${id ?? `${toolName}.${randomBytes(6).toString('hex')}`}.${fieldName}`,
+    'output',
+  );
   let bytes = Buffer.from(text, 'utf8');
   const fileTruncated = bytes.length > budget.maxPersistBytes;
   if (fileTruncated) bytes = bytes.subarray(0, budget.maxPersistBytes);
   for (let attempt = 0; ; attempt += 1) {
-    const name = attempt === 0 ? `${stem}.${ext}` : `${stem}-${randomBytes(4).toString('hex')}.${ext}`;
+    const name =
+      attempt === 0 ? `${stem}.${ext}` : `${stem}-${randomBytes(4).toString('hex')}.${ext}`;
     const file = path.join(dir, name);
     try {
       await writeFile(file, bytes, { flag: 'wx', mode: 0o600 });
-      return { relative: path.relative(budget.handleRoot, file).split(path.sep).join('/'), fileTruncated };
+      return {
+        relative: path.relative(budget.handleRoot, file).split(path.sep).join('/'),
+        fileTruncated,
+      };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 5) throw error;
     }
@@ -199,7 +234,10 @@ export async function budgetToolOutput(
   const budget = options.budget ?? resolveResultBudget();
   const { text, mime, ext } = stringify(value);
   const shouldPersist = text.length > budget.persistThresholdChars || text.length > budget.maxChars;
-  const inline = prefix(text, shouldPersist ? Math.min(budget.previewChars, budget.maxChars) : budget.maxChars);
+  const inline = prefix(
+    text,
+    shouldPersist ? Math.min(budget.previewChars, budget.maxChars) : budget.maxChars,
+  );
   const base = {
     value: inline,
     truncated: text.length > inline.length,
@@ -207,10 +245,19 @@ export async function budgetToolOutput(
     preview_chars: inline.length,
   };
   if (!shouldPersist) return base;
-  const { relative, fileTruncated } = await persist(text, ext, toolName, fieldName, budget, options);
+  const { relative, fileTruncated } = await persist(
+    text,
+    ext,
+    toolName,
+    fieldName,
+    budget,
+    options,
+  );
   return {
     ...base,
-    persisted: fileTruncated ? { path: relative, mime_type: mime, file_truncated: true } : { path: relative, mime_type: mime },
+    persisted: fileTruncated
+      ? { path: relative, mime_type: mime, file_truncated: true }
+      : { path: relative, mime_type: mime },
   };
 }
 

@@ -52,7 +52,10 @@ export function runWithInvocationContext<T>(context: InvocationContextInput, fn:
     if (value !== undefined) merged[key] = value;
   }
   if (context.approvalMode !== undefined) {
-    merged['approvalMode'] = parseApprovalMode(context.approvalMode, 'invocation context approvalMode');
+    merged['approvalMode'] = parseApprovalMode(
+      context.approvalMode,
+      'invocation context approvalMode',
+    );
   }
   return storage.run(Object.freeze(merged) as InvocationContext, fn);
 }

@@ -59,6 +59,10 @@ export class KsadkError extends Error {
 
   /** True when `value` is a {@link KsadkError} from any copy of this package. */
   static isInstance(value: unknown): value is KsadkError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[MARKER] === true;
+    return (
+      typeof value === 'object' &&
+      value !== null &&
+      (value as Record<symbol, unknown>)[MARKER] === true
+    );
   }
 }

@@ -32,7 +32,10 @@ export interface GrantPayload {
 }
 
 /** Resolves the signing secret: the option, else `KSADK_APPROVAL_SECRET`, else 32 random bytes for this process. */
-export function resolveApprovalSecret(secret: string | Uint8Array | undefined, env: NodeJS.ProcessEnv = process.env): Uint8Array {
+export function resolveApprovalSecret(
+  secret: string | Uint8Array | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): Uint8Array {
   const value = secret ?? env[APPROVAL_SECRET_ENV];
   if (value === undefined || value === '') return randomBytes(32);
   const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : value;

@@ -67,7 +67,9 @@ export interface InMemoryApprovalStoreOptions {
  * const gateway = createToolGateway({ approvalStore: createInMemoryApprovalStore({ maxRecords: 1000 }) });
  * ```
  */
-export function createInMemoryApprovalStore(options: InMemoryApprovalStoreOptions = {}): ApprovalStore {
+export function createInMemoryApprovalStore(
+  options: InMemoryApprovalStoreOptions = {},
+): ApprovalStore {
   const maxRecords = Math.max(1, options.maxRecords ?? 10_000);
   const records = new Map<string, ApprovalRecord>();
   const byBinding = new Map<string, string>();

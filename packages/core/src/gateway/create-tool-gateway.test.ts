@@ -1,5 +1,5 @@
-import { z } from 'zod';
 import { describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
 import { runWithInvocationContext } from '../context/invocation-context.js';
 import { KsadkError } from '../errors/ksadk-error.js';
 import { defineExternalTool, defineTool } from '../tool/define-tool.js';
@@ -35,7 +35,10 @@ describe('argument validation', () => {
     const result = await gateway.invoke(writeTool(calls), { path: 3 });
     expect(result).toMatchObject({ ok: false, error_type: 'invalid_arguments' });
     expect(result['issues']).toEqual(
-      expect.arrayContaining([expect.objectContaining({ path: 'path' }), expect.objectContaining({ path: 'content' })]),
+      expect.arrayContaining([
+        expect.objectContaining({ path: 'path' }),
+        expect.objectContaining({ path: 'content' }),
+      ]),
     );
     expect(calls).toHaveLength(0);
   });
@@ -43,8 +46,14 @@ describe('argument validation', () => {
   it('accepts a JSON string and rejects non-objects', async () => {
     const gateway = createToolGateway({ env });
     expect(await gateway.invoke(readTool, '{"path":"a"}')).toMatchObject({ ok: true, path: 'a' });
-    expect(await gateway.invoke(readTool, '[1]')).toMatchObject({ ok: false, error_type: 'invalid_arguments' });
-    expect(await gateway.invoke(readTool, 'not json')).toMatchObject({ ok: false, error_type: 'invalid_arguments' });
+    expect(await gateway.invoke(readTool, '[1]')).toMatchObject({
+      ok: false,
+      error_type: 'invalid_arguments',
+    });
+    expect(await gateway.invoke(readTool, 'not json')).toMatchObject({
+      ok: false,
+      error_type: 'invalid_arguments',
+    });
   });
 
   it('validates external tools against their JSON Schema', async () => {
@@ -54,14 +63,20 @@ describe('argument validation', () => {
       inputSchema: {
         $schema: 'http://json-schema.org/draft-07/schema#',
         type: 'object',
-        properties: { city: { type: 'string', minLength: 2 }, days: { type: 'integer', maximum: 7 } },
+        properties: {
+          city: { type: 'string', minLength: 2 },
+          days: { type: 'integer', maximum: 7 },
+        },
         required: ['city'],
         additionalProperties: false,
       },
       execute: (input) => ({ ok: true, input }),
     });
     const gateway = createToolGateway({ env });
-    expect(await gateway.invoke(tool, { city: 'Oslo', days: 3 })).toEqual({ ok: true, input: { city: 'Oslo', days: 3 } });
+    expect(await gateway.invoke(tool, { city: 'Oslo', days: 3 })).toEqual({
+      ok: true,
+      input: { city: 'Oslo', days: 3 },
+    });
     const bad = await gateway.invoke(tool, { city: 'O', days: 9, extra: 1 });
     expect(bad).toMatchObject({ ok: false, error_type: 'invalid_arguments' });
     expect((bad['issues'] as { path: string }[]).map((issue) => issue.path)).toEqual(
@@ -73,12 +88,23 @@ describe('argument validation', () => {
 describe('approval modes', () => {
   it('resolves request scope → option → env → risk, with aliases', () => {
     expect(createToolGateway({ env }).approvalMode).toBe('risk');
-    expect(createToolGateway({ env: { KSADK_TOOL_APPROVAL_MODE: 'off' } }).approvalMode).toBe('full');
-    expect(createToolGateway({ env: { KSADK_TOOL_APPROVAL_MODE: ' STRICT ' } }).approvalMode).toBe('risk');
-    expect(createToolGateway({ approvalMode: 'ask', env: { KSADK_TOOL_APPROVAL_MODE: 'full' } }).approvalMode).toBe('ask');
+    expect(createToolGateway({ env: { KSADK_TOOL_APPROVAL_MODE: 'off' } }).approvalMode).toBe(
+      'full',
+    );
+    expect(createToolGateway({ env: { KSADK_TOOL_APPROVAL_MODE: ' STRICT ' } }).approvalMode).toBe(
+      'risk',
+    );
+    expect(
+      createToolGateway({ approvalMode: 'ask', env: { KSADK_TOOL_APPROVAL_MODE: 'full' } })
+        .approvalMode,
+    ).toBe('ask');
     const gateway = createToolGateway({ approvalMode: 'risk', env });
     expect(gateway.requiresApproval(writeTool())).toBe(true);
-    expect(runWithInvocationContext({ approvalMode: 'full' }, () => gateway.requiresApproval(writeTool()))).toBe(false);
+    expect(
+      runWithInvocationContext({ approvalMode: 'full' }, () =>
+        gateway.requiresApproval(writeTool()),
+      ),
+    ).toBe(false);
   });
 
   it('an unknown mode is a configuration error naming the variable and the allowed values', () => {
@@ -89,13 +115,20 @@ describe('approval modes', () => {
     } catch (error) {
       expect(KsadkError.isInstance(error) && error.code).toBe('invalid_config');
     }
-    expect(() => createToolGateway({ approvalMode: 'yolo', env })).toThrowError(/approvalMode.*ask, risk, full/);
-    expect(() => runWithInvocationContext({ approvalMode: 'nope' }, () => 1)).toThrowError(/invocation context approvalMode/);
+    expect(() => createToolGateway({ approvalMode: 'yolo', env })).toThrowError(
+      /approvalMode.*ask, risk, full/,
+    );
+    expect(() => runWithInvocationContext({ approvalMode: 'nope' }, () => 1)).toThrowError(
+      /invocation context approvalMode/,
+    );
   });
 
   it('full mode runs medium tools but still asks for requiresApproval: true', async () => {
     const gateway = createToolGateway({ approvalMode: 'full', env });
-    expect(await gateway.invoke(writeTool(), { path: 'a', content: 'b' })).toEqual({ ok: true, written: 'a' });
+    expect(await gateway.invoke(writeTool(), { path: 'a', content: 'b' })).toEqual({
+      ok: true,
+      written: 'a',
+    });
     const alwaysAsk = defineTool({
       name: 'pay',
       description: 'Pays.',
@@ -127,11 +160,20 @@ describe('approvals cannot be forged', () => {
     const first = await gateway.invoke(tool, { path: 'a', content: 'b' });
     if (!isApprovalRequired(first)) throw new Error('expected approval_required');
     const grant = await gateway.approve(first.approval_request.id);
-    expect(isApprovalRequired(await gateway.invoke(tool, { path: 'a', content: 'b', approval: grant }))).toBe(true);
-    expect(isApprovalRequired(await gateway.invoke(tool, { path: 'a', content: 'b', approval: grant.token }))).toBe(true);
+    expect(
+      isApprovalRequired(await gateway.invoke(tool, { path: 'a', content: 'b', approval: grant })),
+    ).toBe(true);
+    expect(
+      isApprovalRequired(
+        await gateway.invoke(tool, { path: 'a', content: 'b', approval: grant.token }),
+      ),
+    ).toBe(true);
     expect(calls).toHaveLength(0);
     // …while the host channel runs it exactly once.
-    expect(await gateway.invoke(tool, { path: 'a', content: 'b' }, { approval: grant })).toEqual({ ok: true, written: 'a' });
+    expect(await gateway.invoke(tool, { path: 'a', content: 'b' }, { approval: grant })).toEqual({
+      ok: true,
+      written: 'a',
+    });
     expect(calls).toHaveLength(1);
   });
 
@@ -139,7 +181,8 @@ describe('approvals cannot be forged', () => {
     const gateway = createToolGateway({ env });
     const first = await gateway.invoke(writeTool(), { content: 'b', path: 'a' });
     const again = await gateway.invoke(writeTool(), { path: 'a', content: 'b' });
-    if (!isApprovalRequired(first) || !isApprovalRequired(again)) throw new Error('expected approval_required');
+    if (!isApprovalRequired(first) || !isApprovalRequired(again))
+      throw new Error('expected approval_required');
     expect(first).toMatchObject({ ok: false, type: 'approval_required', approval_required: true });
     expect(first.approval_request).toMatchObject({
       tool_name: 'write_note',
@@ -149,7 +192,9 @@ describe('approvals cannot be forged', () => {
     });
     expect(first.approval_request.id).toMatch(/^appr_[0-9a-f]{32}$/);
     expect(first.approval_request.args_digest).toMatch(/^[0-9a-f]{64}$/);
-    expect(Date.parse(first.approval_request.expires_at) - Date.now()).toBeGreaterThan(14 * 60 * 1000);
+    expect(Date.parse(first.approval_request.expires_at) - Date.now()).toBeGreaterThan(
+      14 * 60 * 1000,
+    );
     expect(again.approval_request.id).toBe(first.approval_request.id);
   });
 
@@ -160,11 +205,17 @@ describe('approvals cannot be forged', () => {
     const first = await gateway.invoke(tool, { path: 'a.txt', content: 'safe' });
     if (!isApprovalRequired(first)) throw new Error('expected approval_required');
     const grant = await gateway.approve(first.approval_request.id);
-    const other = await gateway.invoke(tool, { path: 'a.txt', content: 'evil' }, { approval: grant });
+    const other = await gateway.invoke(
+      tool,
+      { path: 'a.txt', content: 'evil' },
+      { approval: grant },
+    );
     expect(isApprovalRequired(other)).toBe(true);
     expect(calls).toHaveLength(0);
     // The grant was not spent by the failed attempt.
-    expect(await gateway.invoke(tool, { content: 'safe', path: 'a.txt' }, { approval: grant })).toMatchObject({ ok: true });
+    expect(
+      await gateway.invoke(tool, { content: 'safe', path: 'a.txt' }, { approval: grant }),
+    ).toMatchObject({ ok: true });
   });
 
   it('a grant cannot run another tool', async () => {
@@ -179,7 +230,11 @@ describe('approvals cannot be forged', () => {
       policy: { riskLevel: 'high' },
       execute: () => ({ ok: true, deleted: true }),
     });
-    expect(isApprovalRequired(await gateway.invoke(other, { path: 'a', content: 'b' }, { approval: grant }))).toBe(true);
+    expect(
+      isApprovalRequired(
+        await gateway.invoke(other, { path: 'a', content: 'b' }, { approval: grant }),
+      ),
+    ).toBe(true);
   });
 
   it('a grant works once', async () => {
@@ -196,7 +251,8 @@ describe('approvals cannot be forged', () => {
     expect([one.ok, two.ok].sort()).toEqual([false, true]);
     const third = await gateway.invoke(tool, { path: 'a', content: 'b' }, { approval: grant });
     expect(isApprovalRequired(third)).toBe(true);
-    if (isApprovalRequired(third)) expect(third.approval_request.id).not.toBe(first.approval_request.id);
+    if (isApprovalRequired(third))
+      expect(third.approval_request.id).not.toBe(first.approval_request.id);
     expect(calls).toHaveLength(1);
     await expect(gateway.approve(first.approval_request.id)).rejects.toThrowError(/already used/);
   });
@@ -211,9 +267,15 @@ describe('approvals cannot be forged', () => {
       if (!isApprovalRequired(first)) throw new Error('expected approval_required');
       const grant = await gateway.approve(first.approval_request.id);
       vi.setSystemTime(Date.now() + 1001);
-      expect(isApprovalRequired(await gateway.invoke(tool, { path: 'a', content: 'b' }, { approval: grant }))).toBe(true);
+      expect(
+        isApprovalRequired(
+          await gateway.invoke(tool, { path: 'a', content: 'b' }, { approval: grant }),
+        ),
+      ).toBe(true);
       expect(calls).toHaveLength(0);
-      await expect(gateway.approve(first.approval_request.id)).rejects.toMatchObject({ code: 'approval_not_found' });
+      await expect(gateway.approve(first.approval_request.id)).rejects.toMatchObject({
+        code: 'approval_not_found',
+      });
     } finally {
       vi.useRealTimers();
     }
@@ -228,7 +290,11 @@ describe('approvals cannot be forged', () => {
     );
     if (!isApprovalRequired(first)) throw new Error('expected approval_required');
     const grant = await gateway.approve(first.approval_request.id);
-    for (const context of [{ accountId: 'a2', sessionId: 's1' }, { accountId: 'a1', sessionId: 's2' }, {}]) {
+    for (const context of [
+      { accountId: 'a2', sessionId: 's1' },
+      { accountId: 'a1', sessionId: 's2' },
+      {},
+    ]) {
       const result = await runWithInvocationContext(context, () =>
         gateway.invoke(tool, { path: 'a', content: 'b' }, { approval: grant }),
       );
@@ -247,15 +313,38 @@ describe('approvals cannot be forged', () => {
     const other = createToolGateway({ env, approvalSecret: 'y'.repeat(32) });
     const first = await gateway.invoke(tool, { path: 'a', content: 'b' });
     const foreign = await other.invoke(tool, { path: 'a', content: 'b' });
-    if (!isApprovalRequired(first) || !isApprovalRequired(foreign)) throw new Error('expected approval_required');
+    if (!isApprovalRequired(first) || !isApprovalRequired(foreign))
+      throw new Error('expected approval_required');
     const foreignGrant = await other.approve(foreign.approval_request.id);
-    expect(isApprovalRequired(await gateway.invoke(tool, { path: 'a', content: 'b' }, { approval: foreignGrant }))).toBe(true);
+    expect(
+      isApprovalRequired(
+        await gateway.invoke(tool, { path: 'a', content: 'b' }, { approval: foreignGrant }),
+      ),
+    ).toBe(true);
     const grant = await gateway.approve(first.approval_request.id);
     const [body, sig] = grant.token.split('.');
     const payload = JSON.parse(Buffer.from(body!, 'base64url').toString());
-    const forgedBody = Buffer.from(JSON.stringify({ ...payload, digest: '0'.repeat(64) })).toString('base64url');
-    expect(isApprovalRequired(await gateway.invoke(tool, { path: 'a', content: 'b' }, { approval: `${forgedBody}.${sig}` }))).toBe(true);
-    expect(isApprovalRequired(await gateway.invoke(tool, { path: 'a', content: 'b' }, { approval: { ...grant, token: 'x.y' } }))).toBe(true);
+    const forgedBody = Buffer.from(JSON.stringify({ ...payload, digest: '0'.repeat(64) })).toString(
+      'base64url',
+    );
+    expect(
+      isApprovalRequired(
+        await gateway.invoke(
+          tool,
+          { path: 'a', content: 'b' },
+          { approval: `${forgedBody}.${sig}` },
+        ),
+      ),
+    ).toBe(true);
+    expect(
+      isApprovalRequired(
+        await gateway.invoke(
+          tool,
+          { path: 'a', content: 'b' },
+          { approval: { ...grant, token: 'x.y' } },
+        ),
+      ),
+    ).toBe(true);
   });
 
   it('a rejected call returns approval_rejected once, without running', async () => {
@@ -276,8 +365,12 @@ describe('approvals cannot be forged', () => {
       reason: 'not today',
     });
     expect(calls).toHaveLength(0);
-    await expect(gateway.approve(first.approval_request.id)).rejects.toMatchObject({ code: 'approval_not_found' });
-    await expect(gateway.reject('appr_unknown')).rejects.toMatchObject({ code: 'approval_not_found' });
+    await expect(gateway.approve(first.approval_request.id)).rejects.toMatchObject({
+      code: 'approval_not_found',
+    });
+    await expect(gateway.reject('appr_unknown')).rejects.toMatchObject({
+      code: 'approval_not_found',
+    });
     // Asked again later, it is a fresh request.
     expect(isApprovalRequired(await gateway.invoke(tool, { path: 'a', content: 'b' }))).toBe(true);
   });
@@ -289,11 +382,15 @@ describe('approvals cannot be forged', () => {
     const one = await gateway.approve(first.approval_request.id);
     const two = await gateway.approve(first.approval_request.id);
     expect(two.token).toBe(one.token);
-    expect(await gateway.getApprovalRequest(first.approval_request.id)).toMatchObject({ tool_name: 'write_note' });
+    expect(await gateway.getApprovalRequest(first.approval_request.id)).toMatchObject({
+      tool_name: 'write_note',
+    });
   });
 
   it('rejects a short secret', () => {
-    expect(() => createToolGateway({ env: { KSADK_APPROVAL_SECRET: 'short' } })).toThrowError(/at least 16 bytes/);
+    expect(() => createToolGateway({ env: { KSADK_APPROVAL_SECRET: 'short' } })).toThrowError(
+      /at least 16 bytes/,
+    );
   });
 });
 
@@ -304,7 +401,9 @@ describe('execution', () => {
       description: 'Fails.',
       input: z.object({}),
       execute: () => {
-        throw new Error('cannot open /home/alice/project/secret.txt with key sk-test-1234567890\n    at stack');
+        throw new Error(
+          'cannot open /home/alice/project/secret.txt with key sk-test-1234567890\n    at stack',
+        );
       },
     });
     const gateway = createToolGateway({ env });
@@ -326,7 +425,9 @@ describe('execution', () => {
         throw new KsadkError('invalid_config', 'bad setting');
       },
     });
-    expect(await createToolGateway({ env }).invoke(tool, {})).toMatchObject({ error_type: 'invalid_config' });
+    expect(await createToolGateway({ env }).invoke(tool, {})).toMatchObject({
+      error_type: 'invalid_config',
+    });
   });
 
   it('times out, aborting the tool', async () => {
@@ -361,7 +462,9 @@ describe('execution', () => {
     const pending = gateway.invoke(tool, {}, { signal: controller.signal });
     controller.abort();
     expect(await pending).toMatchObject({ ok: false, error_type: 'tool_aborted' });
-    expect(await gateway.invoke(tool, {}, { signal: AbortSignal.abort() })).toMatchObject({ error_type: 'tool_aborted' });
+    expect(await gateway.invoke(tool, {}, { signal: AbortSignal.abort() })).toMatchObject({
+      error_type: 'tool_aborted',
+    });
   });
 
   it('normalises results to objects with ok', async () => {
@@ -371,7 +474,9 @@ describe('execution', () => {
     expect(await gateway.invoke(make('text'), {})).toEqual({ ok: true, result: 'text' });
     expect(await gateway.invoke(make(undefined), {})).toEqual({ ok: true });
     expect(await gateway.invoke(make({ a: 1 }), {})).toEqual({ ok: true, a: 1 });
-    expect(await gateway.invoke(make({ ok: false, error_type: 'x', error_message: 'y' }), {})).toEqual({
+    expect(
+      await gateway.invoke(make({ ok: false, error_type: 'x', error_message: 'y' }), {}),
+    ).toEqual({
       ok: false,
       error_type: 'x',
       error_message: 'y',

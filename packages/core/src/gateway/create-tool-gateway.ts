@@ -1,20 +1,32 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { type InvocationContext, getInvocationContextOrEmpty } from '../context/invocation-context.js';
 import {
-  type ResultBudget,
-  type ResultBudgetOptions,
   budgetTextFields,
   budgetToolOutput,
   narrowBudget,
+  type ResultBudget,
+  type ResultBudgetOptions,
   resolveResultBudget,
 } from '../budget/result-budget.js';
+import {
+  getInvocationContextOrEmpty,
+  type InvocationContext,
+} from '../context/invocation-context.js';
 import { KsadkError } from '../errors/ksadk-error.js';
 import type { Tool, ToolExecutionContext } from '../tool/tool.js';
 import { canonicalDigest } from '../util/canonical-json.js';
 import { modelSafeErrorMessage } from '../util/sanitize-message.js';
+import {
+  type ApprovalGrant,
+  resolveApprovalSecret,
+  signGrant,
+  verifyGrant,
+} from './approval-grant.js';
 import { type ApprovalMode, approvalModeFromEnv, parseApprovalMode } from './approval-mode.js';
-import { type ApprovalGrant, resolveApprovalSecret, signGrant, verifyGrant } from './approval-grant.js';
-import { type ApprovalRecord, type ApprovalStore, createInMemoryApprovalStore } from './approval-store.js';
+import {
+  type ApprovalRecord,
+  type ApprovalStore,
+  createInMemoryApprovalStore,
+} from './approval-store.js';
 import { policyRequiresApproval } from './decide-approval.js';
 import type {
   ApprovalRejectedResult,
@@ -220,9 +232,11 @@ export function createToolGateway(options: ToolGatewayOptions = {}): ToolGateway
   const store = options.approvalStore ?? createInMemoryApprovalStore();
   const secret = resolveApprovalSecret(options.approvalSecret, env);
   const ttlMs = options.approvalTtlMs ?? DEFAULT_TTL_MS;
-  if (!(ttlMs > 0)) throw new KsadkError('invalid_config', 'approvalTtlMs must be a positive number.');
+  if (!(ttlMs > 0))
+    throw new KsadkError('invalid_config', 'approvalTtlMs must be a positive number.');
   const defaultTimeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  if (!(defaultTimeoutMs > 0)) throw new KsadkError('invalid_config', 'timeoutMs must be a positive number.');
+  if (!(defaultTimeoutMs > 0))
+    throw new KsadkError('invalid_config', 'timeoutMs must be a positive number.');
   const budget = resolveResultBudget(options.budget, env);
   const hooks = options.hooks ?? {};
 
@@ -242,8 +256,15 @@ export function createToolGateway(options: ToolGatewayOptions = {}): ToolGateway
 
   const modeFor = (context: InvocationContext): ApprovalMode => context.approvalMode ?? defaultMode;
 
-  const bindingKeyOf = (toolName: string, digest: string, account: string, session: string): string =>
-    createHash('sha256').update(JSON.stringify([toolName, digest, account, session])).digest('hex');
+  const bindingKeyOf = (
+    toolName: string,
+    digest: string,
+    account: string,
+    session: string,
+  ): string =>
+    createHash('sha256')
+      .update(JSON.stringify([toolName, digest, account, session]))
+      .digest('hex');
 
   const requestOf = (record: ApprovalRecord): ApprovalRequest => ({
     id: record.id,
@@ -364,7 +385,11 @@ export function createToolGateway(options: ToolGatewayOptions = {}): ToolGateway
     const controller = new AbortController();
     const outer = options.signal;
     if (outer?.aborted) {
-      return { ok: false, error_type: 'tool_aborted', error_message: `The call to ${tool.name} was cancelled.` };
+      return {
+        ok: false,
+        error_type: 'tool_aborted',
+        error_message: `The call to ${tool.name} was cancelled.`,
+      };
     }
     const forwardAbort = (): void => controller.abort(outer?.reason);
     outer?.addEventListener('abort', forwardAbort, { once: true });
@@ -377,12 +402,14 @@ export function createToolGateway(options: ToolGatewayOptions = {}): ToolGateway
     const timeoutMs = options.timeoutMs ?? tool.timeoutMs ?? defaultTimeoutMs;
     let timer: NodeJS.Timeout | undefined;
     try {
-      const pending = (tool.execute as (input: Record<string, unknown>, ctx: ToolExecutionContext) => unknown)(
-        args,
-        executionContext,
-      );
+      const pending = (
+        tool.execute as (input: Record<string, unknown>, ctx: ToolExecutionContext) => unknown
+      )(args, executionContext);
       let value: unknown = pending;
-      if (pending instanceof Promise || (typeof pending === 'object' && pending !== null && 'then' in pending)) {
+      if (
+        pending instanceof Promise ||
+        (typeof pending === 'object' && pending !== null && 'then' in pending)
+      ) {
         const stopped = new Promise<typeof TIMEOUT | typeof ABORTED>((resolve) => {
           timer = setTimeout(() => {
             resolve(TIMEOUT);
@@ -399,16 +426,28 @@ export function createToolGateway(options: ToolGatewayOptions = {}): ToolGateway
           };
         }
         if (value === ABORTED) {
-          return { ok: false, error_type: 'tool_aborted', error_message: `The call to ${tool.name} was cancelled.` };
+          return {
+            ok: false,
+            error_type: 'tool_aborted',
+            error_message: `The call to ${tool.name} was cancelled.`,
+          };
         }
       }
       return await shapeResult(tool, toResult(value), callId, context);
     } catch (error) {
       if (controller.signal.aborted) {
-        return { ok: false, error_type: 'tool_aborted', error_message: `The call to ${tool.name} was cancelled.` };
+        return {
+          ok: false,
+          error_type: 'tool_aborted',
+          error_message: `The call to ${tool.name} was cancelled.`,
+        };
       }
       const errorType = KsadkError.isInstance(error) ? error.code : 'tool_error';
-      return { ok: false, error_type: errorType, error_message: modelSafeErrorMessage(error) } satisfies ToolErrorResult;
+      return {
+        ok: false,
+        error_type: errorType,
+        error_message: modelSafeErrorMessage(error),
+      } satisfies ToolErrorResult;
     } finally {
       if (timer) clearTimeout(timer);
       outer?.removeEventListener('abort', forwardAbort);
@@ -463,7 +502,12 @@ export function createToolGateway(options: ToolGatewayOptions = {}): ToolGateway
     }
   };
 
-  const run = async (tool: Tool, rawArgs: unknown, options: ToolCallOptions, callId: string): Promise<ToolResult> => {
+  const run = async (
+    tool: Tool,
+    rawArgs: unknown,
+    options: ToolCallOptions,
+    callId: string,
+  ): Promise<ToolResult> => {
     const context = getInvocationContextOrEmpty();
     const args = normalizeArgs(rawArgs);
     if (!args) {

@@ -21,20 +21,38 @@ describe('policyRequiresApproval', () => {
   });
 
   it('exempt and read-only public-network tools never ask', () => {
-    expect(policyRequiresApproval(p({ riskLevel: 'critical', approvalExempt: true, requiresApproval: true }), 'ask')).toBe(false);
-    expect(policyRequiresApproval(p({ riskLevel: 'medium', approvalScopes: ['public_network'] }), 'ask')).toBe(false);
     expect(
-      policyRequiresApproval(p({ riskLevel: 'medium', approvalScopes: ['public_network'], sideEffects: ['upload'] }), 'risk'),
+      policyRequiresApproval(
+        p({ riskLevel: 'critical', approvalExempt: true, requiresApproval: true }),
+        'ask',
+      ),
+    ).toBe(false);
+    expect(
+      policyRequiresApproval(p({ riskLevel: 'medium', approvalScopes: ['public_network'] }), 'ask'),
+    ).toBe(false);
+    expect(
+      policyRequiresApproval(
+        p({ riskLevel: 'medium', approvalScopes: ['public_network'], sideEffects: ['upload'] }),
+        'risk',
+      ),
     ).toBe(true);
   });
 
   it('requiresApproval decides explicitly, and true survives full mode', () => {
-    expect(policyRequiresApproval(p({ riskLevel: 'low', requiresApproval: true }), 'full')).toBe(true);
-    expect(policyRequiresApproval(p({ riskLevel: 'critical', requiresApproval: false }), 'ask')).toBe(false);
+    expect(policyRequiresApproval(p({ riskLevel: 'low', requiresApproval: true }), 'full')).toBe(
+      true,
+    );
+    expect(
+      policyRequiresApproval(p({ riskLevel: 'critical', requiresApproval: false }), 'ask'),
+    ).toBe(false);
   });
 
   it('normalises policies and rejects bad ones', () => {
-    expect(p({ riskLevel: 'HIGH' as never })).toMatchObject({ riskLevel: 'high', sideEffects: [], approvalExempt: false });
+    expect(p({ riskLevel: 'HIGH' as never })).toMatchObject({
+      riskLevel: 'high',
+      sideEffects: [],
+      approvalExempt: false,
+    });
     expect(() => p({ riskLevel: 'extreme' as never })).toThrowError(/riskLevel/);
     expect(() => p({ sideEffects: [''] })).toThrowError(/sideEffects/);
   });

@@ -67,10 +67,18 @@ export function isApprovalRequired(value: unknown): value is ApprovalRequiredRes
 
 /** True when `value` is an `approval_rejected` envelope. */
 export function isApprovalRejected(value: unknown): value is ApprovalRejectedResult {
-  return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'approval_rejected';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { type?: unknown }).type === 'approval_rejected'
+  );
 }
 
 /** Builds `{ ok: false, error_type, error_message, ...extra }`. */
-export function toolError(errorType: string, errorMessage: string, extra: Record<string, unknown> = {}): ToolErrorResult {
+export function toolError(
+  errorType: string,
+  errorMessage: string,
+  extra: Record<string, unknown> = {},
+): ToolErrorResult {
   return { ok: false, error_type: errorType, error_message: errorMessage, ...extra };
 }

@@ -43,7 +43,10 @@ function pointerToPath(pointer: string): string {
  * Validates raw arguments: zod tools with their zod object (unknown keys are stripped, defaults
  * applied), JSON-Schema tools with a standards validator (drafts 4, 7, 2019-09, 2020-12).
  */
-export async function validateToolInput(tool: Tool, args: Record<string, unknown>): Promise<ValidationOutcome> {
+export async function validateToolInput(
+  tool: Tool,
+  args: Record<string, unknown>,
+): Promise<ValidationOutcome> {
   if (tool.kind === 'zod') {
     const parsed = tool.input.safeParse(args);
     if (parsed.success) return { ok: true, value: parsed.data as Record<string, unknown> };
@@ -59,10 +62,15 @@ export async function validateToolInput(tool: Tool, args: Record<string, unknown
   const result = validator.validate(args);
   if (result.valid) return { ok: true, value: args };
   // The validator reports each failure and the keywords that contain it; keep the most specific ones.
-  const leaves = result.errors.filter((error) => !['properties', 'allOf', 'anyOf', '$ref', 'items'].includes(error.keyword));
+  const leaves = result.errors.filter(
+    (error) => !['properties', 'allOf', 'anyOf', '$ref', 'items'].includes(error.keyword),
+  );
   const chosen = (leaves.length > 0 ? leaves : result.errors).slice(0, MAX_ISSUES);
   return {
     ok: false,
-    issues: chosen.map((error) => ({ path: pointerToPath(error.instanceLocation), message: error.error })),
+    issues: chosen.map((error) => ({
+      path: pointerToPath(error.instanceLocation),
+      message: error.error,
+    })),
   };
 }

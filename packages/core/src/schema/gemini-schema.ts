@@ -7,7 +7,14 @@ const TYPE_KEYWORDS: Record<string, readonly string[]> = {
   number: ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'],
   integer: ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'],
   array: ['items', 'minItems', 'maxItems', 'prefixItems', 'uniqueItems'],
-  object: ['properties', 'required', 'additionalProperties', 'propertyNames', 'minProperties', 'maxProperties'],
+  object: [
+    'properties',
+    'required',
+    'additionalProperties',
+    'propertyNames',
+    'minProperties',
+    'maxProperties',
+  ],
   boolean: [],
   null: [],
 };
@@ -27,12 +34,18 @@ function valueList(values: readonly unknown[]): string {
 
 /** `enum`/`const` → one typed `enum` per JSON type (Gemini types `enum` as strings only). */
 function typedValueSet(schema: JsonSchema): JsonSchema | undefined {
-  const values = 'const' in schema ? [schema['const']] : Array.isArray(schema['enum']) ? schema['enum'] : undefined;
+  const values =
+    'const' in schema
+      ? [schema['const']]
+      : Array.isArray(schema['enum'])
+        ? schema['enum']
+        : undefined;
   if (!values) return undefined;
   const { const: _c, enum: _e, type: _t, ...rest } = schema;
   const byType = new Map<string, unknown[]>();
   for (const value of values) {
-    const type = jsonTypeOf(value) === 'integer' && schema['type'] === 'number' ? 'number' : jsonTypeOf(value);
+    const type =
+      jsonTypeOf(value) === 'integer' && schema['type'] === 'number' ? 'number' : jsonTypeOf(value);
     byType.set(type, [...(byType.get(type) ?? []), value]);
   }
   const nonString = values.some((value) => typeof value !== 'string');
@@ -49,7 +62,11 @@ function typedValueSet(schema: JsonSchema): JsonSchema | undefined {
     const [type, members] = entries[0]!;
     return { ...rest, ...branch(type, members), ...(description ? { description } : {}) };
   }
-  return { ...rest, ...(description ? { description } : {}), anyOf: entries.map(([type, members]) => branch(type, members)) };
+  return {
+    ...rest,
+    ...(description ? { description } : {}),
+    anyOf: entries.map(([type, members]) => branch(type, members)),
+  };
 }
 
 /** `type: ['string', 'null']` → `anyOf` of single-type branches, each keeping its own keywords. */
@@ -103,7 +120,9 @@ function convert(node: unknown, walk: Walk): unknown {
   const out: JsonSchema = {};
   for (const [key, value] of Object.entries(schema)) {
     if (key === 'properties' && isRecord(value)) {
-      out[key] = Object.fromEntries(Object.entries(value).map(([name, child]) => [name, convert(child, walk)]));
+      out[key] = Object.fromEntries(
+        Object.entries(value).map(([name, child]) => [name, convert(child, walk)]),
+      );
     } else if ((key === 'anyOf' || key === 'allOf') && Array.isArray(value)) {
       out[key] = value.map((child) => convert(child, walk));
     } else if ((key === 'items' || key === 'additionalProperties') && isRecord(value)) {
@@ -130,8 +149,10 @@ function convert(node: unknown, walk: Walk): unknown {
 export function toGeminiSchema(input: JsonSchema): JsonSchema {
   const walk: Walk = { root: input, stack: [], recursive: new Map() };
   const converted = convert(input, walk) as JsonSchema;
-  if (converted['type'] === undefined && converted['anyOf'] === undefined) converted['type'] = 'object';
-  if (converted['type'] === 'object' && converted['properties'] === undefined) converted['properties'] = {};
+  if (converted['type'] === undefined && converted['anyOf'] === undefined)
+    converted['type'] = 'object';
+  if (converted['type'] === 'object' && converted['properties'] === undefined)
+    converted['properties'] = {};
   if (walk.recursive.size > 0) {
     const defs: JsonSchema = {};
     // Each recursive definition is converted once more with itself on the stack, so its own

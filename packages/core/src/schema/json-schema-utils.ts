@@ -58,21 +58,28 @@ export function acceptsNull(schema: unknown, root: JsonSchema, depth = 0): boole
     return target !== undefined && acceptsNull(target, root, depth + 1);
   }
   const type = schema['type'];
-  if (type !== undefined && type !== 'null' && !(Array.isArray(type) && type.includes('null'))) return false;
+  if (type !== undefined && type !== 'null' && !(Array.isArray(type) && type.includes('null')))
+    return false;
   if ('const' in schema && schema['const'] !== null) return false;
   if (Array.isArray(schema['enum']) && !schema['enum'].includes(null)) return false;
   for (const keyword of ['anyOf', 'oneOf'] as const) {
     const branches = schema[keyword];
-    if (Array.isArray(branches) && !branches.some((branch) => acceptsNull(branch, root, depth + 1))) return false;
+    if (Array.isArray(branches) && !branches.some((branch) => acceptsNull(branch, root, depth + 1)))
+      return false;
   }
-  if (Array.isArray(schema['allOf']) && !schema['allOf'].every((branch) => acceptsNull(branch, root, depth + 1))) {
+  if (
+    Array.isArray(schema['allOf']) &&
+    !schema['allOf'].every((branch) => acceptsNull(branch, root, depth + 1))
+  ) {
     return false;
   }
   return !('not' in schema || 'if' in schema);
 }
 
 /** The JSON type name of a value, as JSON Schema spells it. */
-export function jsonTypeOf(value: unknown): 'null' | 'boolean' | 'integer' | 'number' | 'string' | 'array' | 'object' {
+export function jsonTypeOf(
+  value: unknown,
+): 'null' | 'boolean' | 'integer' | 'number' | 'string' | 'array' | 'object' {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
   if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';

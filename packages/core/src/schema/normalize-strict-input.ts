@@ -5,7 +5,11 @@ const MAX_DEPTH = 64;
 
 function deref(schema: unknown, root: JsonSchema): JsonSchema | undefined {
   let current = schema;
-  for (let hops = 0; hops < 16 && isRecord(current) && typeof current['$ref'] === 'string'; hops += 1) {
+  for (
+    let hops = 0;
+    hops < 16 && isRecord(current) && typeof current['$ref'] === 'string';
+    hops += 1
+  ) {
     current = resolveLocalRef(root, current['$ref']);
   }
   if (!isRecord(current)) return undefined;
@@ -21,7 +25,11 @@ function branchesOf(schema: JsonSchema): unknown[] {
 }
 
 /** Picks the object-shaped schema (or union branch) that best describes `value`. */
-function objectSchemaFor(schema: JsonSchema, value: Record<string, unknown>, root: JsonSchema): JsonSchema | undefined {
+function objectSchemaFor(
+  schema: JsonSchema,
+  value: Record<string, unknown>,
+  root: JsonSchema,
+): JsonSchema | undefined {
   if (hasObjectShape(schema) && isRecord(schema['properties'])) return schema;
   const candidates = branchesOf(schema)
     .map((branch) => deref(branch, root))
@@ -39,7 +47,11 @@ function objectSchemaFor(schema: JsonSchema, value: Record<string, unknown>, roo
     const properties = isRecord(branch['properties']) ? branch['properties'] : {};
     return keys.every((key) => key in properties);
   };
-  return candidates.find((b) => matchesConsts(b) && covers(b)) ?? candidates.find(matchesConsts) ?? candidates.find(covers);
+  return (
+    candidates.find((b) => matchesConsts(b) && covers(b)) ??
+    candidates.find(matchesConsts) ??
+    candidates.find(covers)
+  );
 }
 
 function normalize(schemaNode: unknown, value: unknown, root: JsonSchema, depth: number): unknown {
@@ -47,17 +59,31 @@ function normalize(schemaNode: unknown, value: unknown, root: JsonSchema, depth:
   const schema = deref(schemaNode, root);
   if (!schema) return value;
   if (Array.isArray(value)) {
-    const items = schema['items'] ?? branchesOf(schema).map((b) => deref(b, root)?.['items']).find(Boolean);
-    return items === undefined ? value : value.map((item) => normalize(items, item, root, depth + 1));
+    const items =
+      schema['items'] ??
+      branchesOf(schema)
+        .map((b) => deref(b, root)?.['items'])
+        .find(Boolean);
+    return items === undefined
+      ? value
+      : value.map((item) => normalize(items, item, root, depth + 1));
   }
   const objectSchema = objectSchemaFor(schema, value as Record<string, unknown>, root);
   if (!objectSchema) return value;
   const properties = isRecord(objectSchema['properties']) ? objectSchema['properties'] : {};
-  const required = Array.isArray(objectSchema['required']) ? (objectSchema['required'] as unknown[]) : [];
+  const required = Array.isArray(objectSchema['required'])
+    ? (objectSchema['required'] as unknown[])
+    : [];
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
     const property = properties[key];
-    if (item === null && property !== undefined && !required.includes(key) && !acceptsNull(property, root)) continue;
+    if (
+      item === null &&
+      property !== undefined &&
+      !required.includes(key) &&
+      !acceptsNull(property, root)
+    )
+      continue;
     out[key] = property === undefined ? item : normalize(property, item, root, depth + 1);
   }
   return out;

@@ -78,9 +78,11 @@ function nullable(schema: JsonSchema): JsonSchema {
 function strictify(node: unknown, path: string[], root: JsonSchema): JsonSchema {
   if (!isRecord(node)) throw new NotStrict(`boolean or non-object schema at ${at(path)}`);
   let schema: JsonSchema = { ...node };
-  if (Array.isArray(schema['type']) && schema['type'].length === 1) schema['type'] = schema['type'][0];
+  if (Array.isArray(schema['type']) && schema['type'].length === 1)
+    schema['type'] = schema['type'][0];
   for (const keyword of UNSUPPORTED) {
-    if (schema[keyword] !== undefined) throw new NotStrict(`unsupported keyword "${keyword}" at ${at(path)}`);
+    if (schema[keyword] !== undefined)
+      throw new NotStrict(`unsupported keyword "${keyword}" at ${at(path)}`);
   }
   if (Array.isArray(schema['items'])) throw new NotStrict(`tuple-form items at ${at(path)}`);
   if (schema['oneOf'] !== undefined) {
@@ -90,8 +92,15 @@ function strictify(node: unknown, path: string[], root: JsonSchema): JsonSchema 
   }
   if (schema['allOf'] !== undefined) {
     const allOf = schema['allOf'];
-    const siblingsAreAnnotations = Object.keys(schema).every((key) => key === 'allOf' || ANNOTATION_KEYWORDS.has(key));
-    if (!Array.isArray(allOf) || allOf.length !== 1 || !isRecord(allOf[0]) || !siblingsAreAnnotations) {
+    const siblingsAreAnnotations = Object.keys(schema).every(
+      (key) => key === 'allOf' || ANNOTATION_KEYWORDS.has(key),
+    );
+    if (
+      !Array.isArray(allOf) ||
+      allOf.length !== 1 ||
+      !isRecord(allOf[0]) ||
+      !siblingsAreAnnotations
+    ) {
       throw new NotStrict(`allOf at ${at(path)} cannot be merged exactly`);
     }
     const { allOf: _merged, ...annotations } = schema;
@@ -102,7 +111,8 @@ function strictify(node: unknown, path: string[], root: JsonSchema): JsonSchema 
     const ref = schema['$ref'];
     if (!ref.startsWith('#')) throw new NotStrict(`external $ref ${ref} at ${at(path)}`);
     if (!resolveLocalRef(root, ref)) throw new NotStrict(`unresolvable $ref ${ref} at ${at(path)}`);
-    if (!hasOnlyRefAndAnnotations(schema)) throw new NotStrict(`$ref with constraining siblings at ${at(path)}`);
+    if (!hasOnlyRefAndAnnotations(schema))
+      throw new NotStrict(`$ref with constraining siblings at ${at(path)}`);
   }
   if (hasObjectShape(schema)) {
     const extra = schema['additionalProperties'];
@@ -113,7 +123,8 @@ function strictify(node: unknown, path: string[], root: JsonSchema): JsonSchema 
     const properties = isRecord(schema['properties']) ? schema['properties'] : {};
     const required = Array.isArray(schema['required']) ? (schema['required'] as string[]) : [];
     for (const key of required) {
-      if (!(key in properties)) throw new NotStrict(`required property "${key}" is not declared at ${at(path)}`);
+      if (!(key in properties))
+        throw new NotStrict(`required property "${key}" is not declared at ${at(path)}`);
     }
     const out: JsonSchema = {};
     for (const [key, value] of Object.entries(properties)) {
@@ -124,18 +135,25 @@ function strictify(node: unknown, path: string[], root: JsonSchema): JsonSchema 
     schema['required'] = Object.keys(out);
   }
   const type = schema['type'];
-  if ((type === 'array' || (Array.isArray(type) && type.includes('array'))) && schema['items'] === undefined) {
+  if (
+    (type === 'array' || (Array.isArray(type) && type.includes('array'))) &&
+    schema['items'] === undefined
+  ) {
     throw new NotStrict(`array without items at ${at(path)}`);
   }
-  if (schema['items'] !== undefined) schema['items'] = strictify(schema['items'], [...path, 'items'], root);
+  if (schema['items'] !== undefined)
+    schema['items'] = strictify(schema['items'], [...path, 'items'], root);
   if (Array.isArray(schema['anyOf'])) {
-    schema['anyOf'] = schema['anyOf'].map((branch, index) => strictify(branch, [...path, 'anyOf', String(index)], root));
+    schema['anyOf'] = schema['anyOf'].map((branch, index) =>
+      strictify(branch, [...path, 'anyOf', String(index)], root),
+    );
   }
   for (const defs of ['$defs', 'definitions'] as const) {
     const table = schema[defs];
     if (isRecord(table)) {
       const out: JsonSchema = {};
-      for (const [name, value] of Object.entries(table)) out[name] = strictify(value, [...path, defs, name], root);
+      for (const [name, value] of Object.entries(table))
+        out[name] = strictify(value, [...path, defs, name], root);
       schema[defs] = out;
     }
   }
@@ -163,15 +181,20 @@ export function toOpenAIStrictSchema(input: JsonSchema): OpenAISchemaResult {
     const target = resolveLocalRef(root, root['$ref']);
     if (target) {
       const { $ref: _ref, ...annotations } = root;
-      const defs = Object.fromEntries(Object.entries(root).filter(([key]) => key === '$defs' || key === 'definitions'));
+      const defs = Object.fromEntries(
+        Object.entries(root).filter(([key]) => key === '$defs' || key === 'definitions'),
+      );
       root = { ...structuredClone(target), ...annotations, ...defs };
     }
   }
-  const looseRoot: JsonSchema = Object.keys(root).length === 0 ? { type: 'object', properties: {} } : root;
+  const looseRoot: JsonSchema =
+    Object.keys(root).length === 0 ? { type: 'object', properties: {} } : root;
   if (looseRoot['type'] === undefined && hasObjectShape(looseRoot)) looseRoot['type'] = 'object';
   try {
     if (looseRoot['type'] !== 'object') {
-      throw new NotStrict(`the root must be an object (got ${JSON.stringify(looseRoot['type'] ?? null)})`);
+      throw new NotStrict(
+        `the root must be an object (got ${JSON.stringify(looseRoot['type'] ?? null)})`,
+      );
     }
     if (looseRoot['anyOf'] !== undefined || looseRoot['oneOf'] !== undefined) {
       throw new NotStrict('the root must not be a union');

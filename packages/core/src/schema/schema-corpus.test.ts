@@ -3,13 +3,18 @@ import { tool as langChainTool } from '@langchain/core/tools';
 import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
 import { zodFunction } from 'openai/helpers/zod';
 import { toStrictJsonSchema } from 'openai/lib/transform';
-import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { createToolGateway } from '../gateway/create-tool-gateway.js';
 import { defineExternalTool, defineTool } from '../tool/define-tool.js';
 import type { JsonSchema, Tool } from '../tool/tool.js';
 import { toolJsonSchema } from './canonical-schema.js';
-import { geminiToolSchema, langChainToolSchema, normalizeOpenAIArguments, openAIToolSchema } from './tool-schemas.js';
+import {
+  geminiToolSchema,
+  langChainToolSchema,
+  normalizeOpenAIArguments,
+  openAIToolSchema,
+} from './tool-schemas.js';
 
 /**
  * One schema and what should happen to it in each target.
@@ -30,19 +35,29 @@ interface Case {
   reason?: RegExp;
 }
 
-const zodCase = (
-  name: string,
-  input: z.ZodObject,
-  rest: Omit<Case, 'name' | 'tool'>,
-): Case => ({
+const zodCase = (name: string, input: z.ZodObject, rest: Omit<Case, 'name' | 'tool'>): Case => ({
   name: `zod: ${name}`,
-  tool: defineTool({ name: 'corpus_tool', description: name, input, execute: (args) => ({ ok: true, args }) }),
+  tool: defineTool({
+    name: 'corpus_tool',
+    description: name,
+    input,
+    execute: (args) => ({ ok: true, args }),
+  }),
   ...rest,
 });
 
-const jsonCase = (name: string, inputSchema: JsonSchema, rest: Omit<Case, 'name' | 'tool'>): Case => ({
+const jsonCase = (
+  name: string,
+  inputSchema: JsonSchema,
+  rest: Omit<Case, 'name' | 'tool'>,
+): Case => ({
   name: `json: ${name}`,
-  tool: defineExternalTool({ name: 'corpus_tool', description: name, inputSchema, execute: (args) => ({ ok: true, args }) }),
+  tool: defineExternalTool({
+    name: 'corpus_tool',
+    description: name,
+    inputSchema,
+    execute: (args) => ({ ok: true, args }),
+  }),
   ...rest,
 });
 
@@ -127,18 +142,33 @@ const cases: Case[] = [
     strict: false,
     reason: /open object|propertyNames/,
   }),
-  zodCase('array of objects', z.object({ rows: z.array(z.object({ k: z.string(), v: z.number().optional() })) }), {
-    valid: { rows: [{ k: 'a' }, { k: 'b', v: 1 }] },
-    strictValid: { rows: [{ k: 'a', v: null }, { k: 'b', v: 1 }] },
-    invalid: { rows: [{ v: 1 }] },
-    strict: true,
-  }),
-  zodCase('nested objects', z.object({ outer: z.object({ inner: z.object({ deep: z.boolean().optional(), x: z.string() }) }) }), {
-    valid: { outer: { inner: { x: 'y' } } },
-    strictValid: { outer: { inner: { x: 'y', deep: null } } },
-    invalid: { outer: { inner: {} } },
-    strict: true,
-  }),
+  zodCase(
+    'array of objects',
+    z.object({ rows: z.array(z.object({ k: z.string(), v: z.number().optional() })) }),
+    {
+      valid: { rows: [{ k: 'a' }, { k: 'b', v: 1 }] },
+      strictValid: {
+        rows: [
+          { k: 'a', v: null },
+          { k: 'b', v: 1 },
+        ],
+      },
+      invalid: { rows: [{ v: 1 }] },
+      strict: true,
+    },
+  ),
+  zodCase(
+    'nested objects',
+    z.object({
+      outer: z.object({ inner: z.object({ deep: z.boolean().optional(), x: z.string() }) }),
+    }),
+    {
+      valid: { outer: { inner: { x: 'y' } } },
+      strictValid: { outer: { inner: { x: 'y', deep: null } } },
+      invalid: { outer: { inner: {} } },
+      strict: true,
+    },
+  ),
   zodCase('recursive', z.object({ tree: Tree }), {
     valid: { tree: { label: 'root', children: [{ label: 'leaf' }] } },
     strictValid: { tree: { label: 'root', children: [{ label: 'leaf', children: null }] } },
@@ -147,7 +177,11 @@ const cases: Case[] = [
     strict: true,
   }),
   zodCase('string formats', z.object({ email: z.email(), when: z.iso.datetime(), id: z.uuid() }), {
-    valid: { email: 'a@example.com', when: '2026-01-02T03:04:05Z', id: '123e4567-e89b-42d3-a456-426614174000' },
+    valid: {
+      email: 'a@example.com',
+      when: '2026-01-02T03:04:05Z',
+      id: '123e4567-e89b-42d3-a456-426614174000',
+    },
     invalid: { email: 'nope', when: 'yesterday', id: 'x' },
     strict: true,
   }),
@@ -156,23 +190,37 @@ const cases: Case[] = [
     invalid: { n: 11, ratio: 1 },
     strict: true,
   }),
-  zodCase('string length and pattern', z.object({ code: z.string().min(2).max(4).regex(/^[A-Z]+$/) }), {
-    valid: { code: 'ABC' },
-    invalid: { code: 'abcdef' },
-    strict: true,
-  }),
+  zodCase(
+    'string length and pattern',
+    z.object({
+      code: z
+        .string()
+        .min(2)
+        .max(4)
+        .regex(/^[A-Z]+$/),
+    }),
+    {
+      valid: { code: 'ABC' },
+      invalid: { code: 'abcdef' },
+      strict: true,
+    },
+  ),
   zodCase('array bounds', z.object({ tags: z.array(z.string()).min(1).max(3) }), {
     valid: { tags: ['a'] },
     invalid: { tags: [] },
     strict: true,
   }),
   zodCase('empty object', z.object({}), { valid: {}, strict: true }),
-  zodCase('optional nested object', z.object({ opts: z.object({ verbose: z.boolean() }).optional() }), {
-    valid: {},
-    strictValid: { opts: null },
-    invalid: { opts: { verbose: 'yes' } },
-    strict: true,
-  }),
+  zodCase(
+    'optional nested object',
+    z.object({ opts: z.object({ verbose: z.boolean() }).optional() }),
+    {
+      valid: {},
+      strictValid: { opts: null },
+      invalid: { opts: { verbose: 'yes' } },
+      strict: true,
+    },
+  ),
   zodCase('described fields', z.object({ city: z.string().describe('City name') }), {
     valid: { city: 'Paris' },
     strict: true,
@@ -206,18 +254,28 @@ const cases: Case[] = [
       type: 'object',
       properties: { item: { $ref: '#/definitions/Item' } },
       required: ['item'],
-      definitions: { Item: { type: 'object', properties: { sku: { type: 'string' } }, required: ['sku'] } },
+      definitions: {
+        Item: { type: 'object', properties: { sku: { type: 'string' } }, required: ['sku'] },
+      },
     },
     { valid: { item: { sku: 'x' } }, invalid: { item: {} }, strict: true },
   ),
   jsonCase(
     'anyOf with null',
-    { type: 'object', properties: { note: { anyOf: [{ type: 'string' }, { type: 'null' }] } }, required: ['note'] },
+    {
+      type: 'object',
+      properties: { note: { anyOf: [{ type: 'string' }, { type: 'null' }] } },
+      required: ['note'],
+    },
     { valid: { note: null }, invalid: { note: 3 }, strict: true },
   ),
   jsonCase(
     'type arrays',
-    { type: 'object', properties: { v: { type: ['string', 'integer'], minLength: 2, minimum: 5 } }, required: ['v'] },
+    {
+      type: 'object',
+      properties: { v: { type: ['string', 'integer'], minLength: 2, minimum: 5 } },
+      required: ['v'],
+    },
     { valid: { v: 'ab' }, invalid: { v: 3 }, strict: true },
   ),
   jsonCase(
@@ -227,12 +285,20 @@ const cases: Case[] = [
   ),
   jsonCase(
     'const',
-    { type: 'object', properties: { mode: { const: 'fast' }, level: { const: 2 } }, required: ['mode', 'level'] },
+    {
+      type: 'object',
+      properties: { mode: { const: 'fast' }, level: { const: 2 } },
+      required: ['mode', 'level'],
+    },
     { valid: { mode: 'fast', level: 2 }, invalid: { mode: 'slow', level: 2 }, strict: true },
   ),
   jsonCase(
     'numeric enum',
-    { type: 'object', properties: { size: { type: 'integer', enum: [1, 2, 4] } }, required: ['size'] },
+    {
+      type: 'object',
+      properties: { size: { type: 'integer', enum: [1, 2, 4] } },
+      required: ['size'],
+    },
     { valid: { size: 4 }, invalid: { size: 3 }, strict: true },
   ),
   jsonCase(
@@ -242,8 +308,17 @@ const cases: Case[] = [
   ),
   jsonCase(
     'additionalProperties map',
-    { type: 'object', properties: { env: { type: 'object', additionalProperties: { type: 'string' } } }, required: ['env'] },
-    { valid: { env: { A: 'b' } }, invalid: { env: { A: 1 } }, strict: false, reason: /open object/ },
+    {
+      type: 'object',
+      properties: { env: { type: 'object', additionalProperties: { type: 'string' } } },
+      required: ['env'],
+    },
+    {
+      valid: { env: { A: 'b' } },
+      invalid: { env: { A: 1 } },
+      strict: false,
+      reason: /open object/,
+    },
   ),
   jsonCase(
     'open root',
@@ -252,15 +327,24 @@ const cases: Case[] = [
   ),
   jsonCase(
     '$schema 2020-12',
-    { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+    {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: { q: { type: 'string' } },
+      required: ['q'],
+    },
     { valid: { q: 'x' }, invalid: { q: 1 }, strict: true },
   ),
   jsonCase('empty object schema', { type: 'object' }, { valid: {}, strict: true }),
-  jsonCase('root without type', { properties: { q: { type: 'string' } }, required: ['q'] }, {
-    valid: { q: 'x' },
-    invalid: {},
-    strict: true,
-  }),
+  jsonCase(
+    'root without type',
+    { properties: { q: { type: 'string' } }, required: ['q'] },
+    {
+      valid: { q: 'x' },
+      invalid: {},
+      strict: true,
+    },
+  ),
   jsonCase('bare empty schema', {}, { valid: {}, strict: true }),
   jsonCase(
     'oneOf branches',
@@ -269,8 +353,18 @@ const cases: Case[] = [
       properties: {
         target: {
           oneOf: [
-            { type: 'object', properties: { url: { type: 'string' } }, required: ['url'], additionalProperties: false },
-            { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false },
+            {
+              type: 'object',
+              properties: { url: { type: 'string' } },
+              required: ['url'],
+              additionalProperties: false,
+            },
+            {
+              type: 'object',
+              properties: { path: { type: 'string' } },
+              required: ['path'],
+              additionalProperties: false,
+            },
           ],
         },
       },
@@ -280,13 +374,28 @@ const cases: Case[] = [
   ),
   jsonCase(
     'tuple items',
-    { type: 'object', properties: { pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }] } }, required: ['pair'] },
+    {
+      type: 'object',
+      properties: {
+        pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }] },
+      },
+      required: ['pair'],
+    },
     { valid: { pair: ['a', 1] }, strict: false, reason: /prefixItems/ },
   ),
   jsonCase(
     'uniqueItems',
-    { type: 'object', properties: { ids: { type: 'array', items: { type: 'string' }, uniqueItems: true } }, required: ['ids'] },
-    { valid: { ids: ['a', 'b'] }, invalid: { ids: ['a', 'a'] }, strict: false, reason: /uniqueItems/ },
+    {
+      type: 'object',
+      properties: { ids: { type: 'array', items: { type: 'string' }, uniqueItems: true } },
+      required: ['ids'],
+    },
+    {
+      valid: { ids: ['a', 'b'] },
+      invalid: { ids: ['a', 'a'] },
+      strict: false,
+      reason: /uniqueItems/,
+    },
   ),
   jsonCase(
     'recursive $ref',
@@ -297,7 +406,10 @@ const cases: Case[] = [
       $defs: {
         Node: {
           type: 'object',
-          properties: { value: { type: 'number' }, next: { anyOf: [{ $ref: '#/$defs/Node' }, { type: 'null' }] } },
+          properties: {
+            value: { type: 'number' },
+            next: { anyOf: [{ $ref: '#/$defs/Node' }, { type: 'null' }] },
+          },
           required: ['value', 'next'],
         },
       },
@@ -312,7 +424,10 @@ const cases: Case[] = [
 
 function validates(schema: JsonSchema, value: unknown): boolean {
   const declared = typeof schema['$schema'] === 'string' ? schema['$schema'] : '';
-  const draft = declared.includes('draft-07') || ('definitions' in schema && !('$defs' in schema)) ? '7' : '2020-12';
+  const draft =
+    declared.includes('draft-07') || ('definitions' in schema && !('$defs' in schema))
+      ? '7'
+      : '2020-12';
   return new Validator(schema as never, draft, false).validate(value).valid;
 }
 
@@ -357,7 +472,11 @@ describe('schema corpus', () => {
     it('OpenAI: normalised strict arguments round-trip through the original schema', async () => {
       const result = openAIToolSchema(testCase.tool);
       const sent = result.strict ? (testCase.strictValid ?? testCase.valid) : testCase.valid;
-      const normalized = normalizeOpenAIArguments(testCase.tool, structuredClone(sent), result.strict);
+      const normalized = normalizeOpenAIArguments(
+        testCase.tool,
+        structuredClone(sent),
+        result.strict,
+      );
       expect(validates(canonical, normalized)).toBe(true);
       const gateway = createToolGateway({ env: {} });
       const ran = await gateway.invoke(testCase.tool, normalized);
@@ -373,7 +492,10 @@ describe('schema corpus', () => {
       const refs = JSON.stringify(schema).match(/"\$ref":"([^"]+)"/g) ?? [];
       for (const ref of refs) expect(ref).toMatch(/#\/\$defs\//);
       const visit = (node: unknown): void => {
-        if (Array.isArray(node)) return node.forEach(visit);
+        if (Array.isArray(node)) {
+          for (const item of node) visit(item);
+          return;
+        }
         if (typeof node !== 'object' || node === null) return;
         const record = node as Record<string, unknown>;
         expect(Array.isArray(record['type'])).toBe(false);
@@ -382,7 +504,7 @@ describe('schema corpus', () => {
           expect(new Set(record['enum'].map((v) => (v === null ? 'null' : typeof v))).size).toBe(1);
           expect(record['type']).toBeDefined();
         }
-        Object.values(record).forEach(visit);
+        for (const item of Object.values(record)) visit(item);
       };
       visit(schema);
       expect(validates(schema, testCase.valid)).toBe(true);
@@ -397,8 +519,11 @@ describe('schema corpus', () => {
         schema: schema as never,
       });
       const output = await lcTool.invoke(testCase.valid as never);
-      expect(JSON.parse(output as string)).toEqual(testCase.tool.kind === 'zod' ? (testCase.parsed ?? testCase.valid) : testCase.valid);
-      if (testCase.invalid) await expect(lcTool.invoke(testCase.invalid as never)).rejects.toThrow();
+      expect(JSON.parse(output as string)).toEqual(
+        testCase.tool.kind === 'zod' ? (testCase.parsed ?? testCase.valid) : testCase.valid,
+      );
+      if (testCase.invalid)
+        await expect(lcTool.invoke(testCase.invalid as never)).rejects.toThrow();
       const converted = convertToOpenAITool(lcTool);
       expect(converted.function.name).toBe('corpus_tool');
     });
@@ -415,12 +540,14 @@ describe('schema corpus', () => {
       }
       const ours = openAIToolSchema(testCase.tool).schema;
       expect(sdk.function.strict).toBe(true);
-      expect(Object.keys((sdk.function.parameters?.['properties'] as object) ?? {}).sort(), testCase.name).toEqual(
-        Object.keys((ours['properties'] as object) ?? {}).sort(),
-      );
-      expect([...((sdk.function.parameters?.['required'] as string[]) ?? [])].sort(), testCase.name).toEqual(
-        [...((ours['required'] as string[]) ?? [])].sort(),
-      );
+      expect(
+        Object.keys((sdk.function.parameters?.['properties'] as object) ?? {}).sort(),
+        testCase.name,
+      ).toEqual(Object.keys((ours['properties'] as object) ?? {}).sort());
+      expect(
+        [...((sdk.function.parameters?.['required'] as string[]) ?? [])].sort(),
+        testCase.name,
+      ).toEqual([...((ours['required'] as string[]) ?? [])].sort());
     }
   });
 });

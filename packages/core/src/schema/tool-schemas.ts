@@ -18,7 +18,10 @@ export interface OpenAIToolSchemaOptions {
  * A tool's parameters for OpenAI function calling. With `strict` (the default) the strict form
  * when it is lossless, else the plain schema with `strict: false` and the reason.
  */
-export function openAIToolSchema(tool: Tool, options: OpenAIToolSchemaOptions = {}): OpenAISchemaResult {
+export function openAIToolSchema(
+  tool: Tool,
+  options: OpenAIToolSchemaOptions = {},
+): OpenAISchemaResult {
   if (options.strict === false) {
     const { $schema: _dialect, ...schema } = toolJsonSchema(tool);
     return { schema, strict: false, reason: 'strict mode was turned off' };
@@ -56,7 +59,8 @@ export function geminiToolSchema(tool: Tool): JsonSchema {
  * prepares the input; the gateway still validates with zod).
  */
 export function langChainToolSchema(tool: Tool): z.ZodObject | JsonSchema {
-  if (tool.kind === 'zod' && !JSON.stringify(toolJsonSchema(tool)).includes('"$ref"')) return tool.input;
+  if (tool.kind === 'zod' && !JSON.stringify(toolJsonSchema(tool)).includes('"$ref"'))
+    return tool.input;
   const { $schema: _dialect, ...schema } = toolJsonSchema(tool);
   return schema;
 }

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { KsadkError } from '../errors/ksadk-error.js';
-import { type ToolPolicyInput, normalizeToolPolicy } from './policy.js';
+import { normalizeToolPolicy, type ToolPolicyInput } from './policy.js';
 import type {
   JsonSchema,
   JsonSchemaTool,
@@ -43,7 +43,10 @@ export interface ExternalToolDefinition<TOutput> extends ToolDefinitionBase {
   /** The name at the tool's origin, when `name` was sanitised from it. */
   originalName?: string;
   /** Runs the tool with input validated against `inputSchema`. */
-  execute: (input: Record<string, unknown>, context: ToolExecutionContext) => TOutput | Promise<TOutput>;
+  execute: (
+    input: Record<string, unknown>,
+    context: ToolExecutionContext,
+  ) => TOutput | Promise<TOutput>;
 }
 
 function checkBase(definition: ToolDefinitionBase): void {
@@ -90,7 +93,10 @@ export function defineTool<TSchema extends z.ZodObject, TOutput>(
 ): ZodTool<TSchema, TOutput> {
   checkBase(definition);
   if (!isZodObject(definition.input)) {
-    throw new KsadkError('invalid_tool', `Tool "${definition.name}": input must be a zod 4 z.object(...).`);
+    throw new KsadkError(
+      'invalid_tool',
+      `Tool "${definition.name}": input must be a zod 4 z.object(...).`,
+    );
   }
   if ('approval' in definition.input.shape) {
     throw new KsadkError(
@@ -129,14 +135,22 @@ export function defineTool<TSchema extends z.ZodObject, TOutput>(
  * });
  * ```
  */
-export function defineExternalTool<TOutput>(definition: ExternalToolDefinition<TOutput>): JsonSchemaTool<TOutput> {
+export function defineExternalTool<TOutput>(
+  definition: ExternalToolDefinition<TOutput>,
+): JsonSchemaTool<TOutput> {
   checkBase(definition);
   const schema = definition.inputSchema;
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
-    throw new KsadkError('invalid_tool', `Tool "${definition.name}": inputSchema must be a JSON Schema object.`);
+    throw new KsadkError(
+      'invalid_tool',
+      `Tool "${definition.name}": inputSchema must be a JSON Schema object.`,
+    );
   }
   if (schema['type'] !== undefined && schema['type'] !== 'object') {
-    throw new KsadkError('invalid_tool', `Tool "${definition.name}": inputSchema must describe an object.`);
+    throw new KsadkError(
+      'invalid_tool',
+      `Tool "${definition.name}": inputSchema must describe an object.`,
+    );
   }
   const properties = schema['properties'];
   if (typeof properties === 'object' && properties !== null && 'approval' in properties) {

@@ -54,7 +54,10 @@ export function normalizeToolPolicy(input: ToolPolicyInput = {}, toolName = 'too
   const list = (value: readonly string[] | undefined, field: string): readonly string[] => {
     if (value === undefined) return Object.freeze([]);
     if (!Array.isArray(value) || value.some((item) => typeof item !== 'string' || item === '')) {
-      throw new KsadkError('invalid_tool', `Tool "${toolName}": ${field} must be a list of non-empty strings.`);
+      throw new KsadkError(
+        'invalid_tool',
+        `Tool "${toolName}": ${field} must be a list of non-empty strings.`,
+      );
     }
     return Object.freeze([...value]);
   };

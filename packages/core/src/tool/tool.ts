@@ -46,12 +46,16 @@ interface ToolBase {
 }
 
 /** A tool whose input is a zod 4 object: the single source of truth for its schema. */
-export interface ZodTool<TSchema extends z.ZodObject = z.ZodObject, TOutput = unknown> extends ToolBase {
+export interface ZodTool<TSchema extends z.ZodObject = z.ZodObject, TOutput = unknown>
+  extends ToolBase {
   readonly kind: 'zod';
   /** The input schema. */
   readonly input: TSchema;
   /** Runs the tool. Never called directly by users: go through a gateway. */
-  readonly execute: (input: z.output<TSchema>, context: ToolExecutionContext) => TOutput | Promise<TOutput>;
+  readonly execute: (
+    input: z.output<TSchema>,
+    context: ToolExecutionContext,
+  ) => TOutput | Promise<TOutput>;
 }
 
 /** A tool that came from outside (MCP, an external registration) and carries a JSON Schema. */
@@ -60,7 +64,10 @@ export interface JsonSchemaTool<TOutput = unknown> extends ToolBase {
   /** The input JSON Schema (an object schema). */
   readonly inputSchema: JsonSchema;
   /** Runs the tool. Never called directly by users: go through a gateway. */
-  readonly execute: (input: Record<string, unknown>, context: ToolExecutionContext) => TOutput | Promise<TOutput>;
+  readonly execute: (
+    input: Record<string, unknown>,
+    context: ToolExecutionContext,
+  ) => TOutput | Promise<TOutput>;
 }
 
 /** Any tool the gateway can run. */

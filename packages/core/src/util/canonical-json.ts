@@ -8,7 +8,8 @@ function canonicalize(value: unknown, seen: Set<object>): unknown {
   if (seen.has(value)) throw new TypeError('Cannot canonicalise a cyclic value.');
   seen.add(value);
   try {
-    if (Array.isArray(value)) return value.map((item) => (item === undefined ? null : canonicalize(item, seen)));
+    if (Array.isArray(value))
+      return value.map((item) => (item === undefined ? null : canonicalize(item, seen)));
     if (typeof (value as { toJSON?: unknown }).toJSON === 'function') {
       return canonicalize((value as { toJSON(): unknown }).toJSON(), seen);
     }

@@ -7,7 +7,10 @@ import { createHash } from 'node:crypto';
  */
 export function safePathSegment(value: string, fallback = '_'): string {
   if (value === '') return fallback;
-  let out = value.replace(/[^A-Za-z0-9_.-]+/g, '_').replace(/^[._]+/, '').slice(0, 64);
+  let out = value
+    .replace(/[^A-Za-z0-9_.-]+/g, '_')
+    .replace(/^[._]+/, '')
+    .slice(0, 64);
   if (out !== value) {
     const hash = createHash('sha256').update(value).digest('hex').slice(0, 8);
     out = out ? `${out}-${hash}` : hash;

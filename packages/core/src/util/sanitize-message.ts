@@ -14,7 +14,10 @@ export function secretValuesFromEnv(env: NodeJS.ProcessEnv = process.env): strin
 }
 
 /** Replaces every occurrence of each secret in `text` with `[REDACTED]`. */
-export function redactSecrets(text: string, secrets: readonly string[] = secretValuesFromEnv()): string {
+export function redactSecrets(
+  text: string,
+  secrets: readonly string[] = secretValuesFromEnv(),
+): string {
   let out = text;
   for (const secret of secrets) {
     if (secret && out.includes(secret)) out = out.split(secret).join('[REDACTED]');
@@ -31,5 +34,7 @@ export function modelSafeErrorMessage(error: unknown, fallback = 'The tool faile
     error instanceof Error ? error.message : typeof error === 'string' ? error : fallback;
   message = message.split(/\r?\n/, 1)[0]?.trim() || fallback;
   message = redactSecrets(message).replace(HOST_PATH, '<path>');
-  return message.length > MAX_MESSAGE_CHARS ? `${message.slice(0, MAX_MESSAGE_CHARS - 1)}…` : message;
+  return message.length > MAX_MESSAGE_CHARS
+    ? `${message.slice(0, MAX_MESSAGE_CHARS - 1)}…`
+    : message;
 }
