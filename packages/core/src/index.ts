@@ -45,6 +45,11 @@ export {
 } from './gateway/create-tool-gateway.js';
 export { policyRequiresApproval } from './gateway/decide-approval.js';
 export {
+  decideApproval,
+  parseApprovalDecision,
+  type ApprovalDecision,
+} from './gateway/approval-decision.js';
+export {
   type ApprovalRejectedResult,
   type ApprovalRequest,
   type ApprovalRequiredResult,

@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { describe, expect, it } from 'vitest';
+import { defineTool } from '../tool/define-tool.js';
+import { decideApproval, parseApprovalDecision } from './approval-decision.js';
+import { createToolGateway } from './create-tool-gateway.js';
+import { isApprovalRequired } from './results.js';
+
+describe('parseApprovalDecision', () => {
+  it('reads every documented shape and nothing else', () => {
+    expect(parseApprovalDecision({ decisions: [{ type: 'approve' }] })).toEqual({ type: 'approve' });
+    expect(parseApprovalDecision({ decisions: [{ type: 'reject', message: 'no' }] })).toEqual({ type: 'reject', reason: 'no' });
+    expect(parseApprovalDecision({ approved: true, reason: 'ok' })).toEqual({ type: 'approve', reason: 'ok' });
+    expect(parseApprovalDecision({ approved: false })).toEqual({ type: 'reject' });
+    expect(parseApprovalDecision('approve')).toEqual({ type: 'approve' });
+    expect(parseApprovalDecision(false)).toEqual({ type: 'reject' });
+    expect(parseApprovalDecision({ approved: 'false' })).toBeUndefined();
+    expect(parseApprovalDecision({ approved: 'true' })).toBeUndefined();
+    expect(parseApprovalDecision({ decisions: [] })).toBeUndefined();
+    expect(parseApprovalDecision(null)).toBeUndefined();
+  });
+});
+
+describe('decideApproval', () => {
+  const tool = defineTool({
+    name: 'w',
+    description: 'w',
+    input: z.object({ a: z.string() }),
+    policy: { riskLevel: 'high' },
+    execute: () => ({ ok: true }),
+  });
+
+  it('approves into a grant, rejects otherwise, and fails closed on garbage', async () => {
+    const gateway = createToolGateway({ env: {} });
+    const ask = async (a: string) => {
+      const result = await gateway.invoke(tool, { a });
+      if (!isApprovalRequired(result)) throw new Error('expected approval_required');
+      return result.approval_request.id;
+    };
+    const grant = await decideApproval(gateway, await ask('1'), { type: 'approve' });
+    expect(await gateway.invoke(tool, { a: '1' }, { approval: grant! })).toEqual({ ok: true });
+    expect(await decideApproval(gateway, await ask('2'), { type: 'reject', message: 'nope' })).toBeUndefined();
+    expect(await gateway.invoke(tool, { a: '2' })).toMatchObject({ type: 'approval_rejected', reason: 'nope' });
+    expect(await decideApproval(gateway, await ask('3'), { approved: 'yes' })).toBeUndefined();
+    expect(await gateway.invoke(tool, { a: '3' })).toMatchObject({ type: 'approval_rejected' });
+  });
+});

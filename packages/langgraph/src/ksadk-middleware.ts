@@ -1,0 +1,33 @@
+import { KsadkError } from '@ksadk/core';
+import { ToolMessage } from '@langchain/core/messages';
+import { type AgentMiddleware, createMiddleware } from 'langchain';
+
+/**
+ * `createAgent` middleware that makes KsADK configuration errors fatal instead of feeding
+ * them back to the model as tool messages — above all a gated call in an agent without a
+ * checkpointer, which cannot pause for a decision. Other tool errors keep LangChain's default
+ * behaviour (an error tool message the model can react to).
+ *
+ * @example
+ * ```ts
+ * const agent = createAgent({ model, tools: toLangGraphTools(tools, { gateway }), middleware: [createKsadkMiddleware()] });
+ * ```
+ */
+export function createKsadkMiddleware(): AgentMiddleware {
+  return createMiddleware({
+    name: 'KsadkMiddleware',
+    wrapToolCall: async (request, handler) => {
+      try {
+        return await handler(request);
+      } catch (error) {
+        if (KsadkError.isInstance(error)) throw error;
+        return new ToolMessage({
+          content: `${error}\n Please fix your mistakes.`,
+          tool_call_id: request.toolCall.id ?? '',
+          name: request.toolCall.name,
+          status: 'error',
+        });
+      }
+    },
+  });
+}

@@ -1,0 +1,110 @@
+import {
+  decideApproval,
+  isApprovalRequired,
+  KsadkError,
+  langChainToolSchema,
+  type Tool,
+  type ToolGateway,
+  type ToolResult,
+} from '@ksadk/core';
+import {
+  type DynamicStructuredTool,
+  tool as langChainTool,
+  type ToolRunnableConfig,
+} from '@langchain/core/tools';
+import { interrupt } from '@langchain/langgraph';
+
+/** Options for {@link toLangGraphTools}. */
+export interface LangGraphToolsOptions {
+  /** The gateway every call goes through. */
+  gateway: ToolGateway;
+}
+
+/** The value a KsADK tool interrupts the graph with when a call needs a human decision. */
+export interface KsadkApprovalInterrupt {
+  type: 'ksadk_approval';
+  /** The model's tool call id. */
+  tool_call_id: string | undefined;
+  /** What to decide: tool, risk, side effects, arguments, digest, expiry. */
+  approval_request: import('@ksadk/core').ApprovalRequest;
+}
+
+// LangGraph passes its checkpointer to nodes under this configurable key.
+const CHECKPOINTER_KEY = '__pregel_checkpointer';
+
+function hasCheckpointer(config: ToolRunnableConfig): boolean {
+  return Boolean((config.configurable as Record<string, unknown> | undefined)?.[CHECKPOINTER_KEY]);
+}
+
+async function runThroughGateway(
+  tool: Tool,
+  gateway: ToolGateway,
+  input: unknown,
+  config: ToolRunnableConfig,
+): Promise<ToolResult> {
+  const callId = config.toolCall?.id ?? (config as { toolCallId?: string }).toolCallId;
+  const callOptions = {
+    ...(callId ? { callId } : {}),
+    ...(config.signal ? { signal: config.signal } : {}),
+  };
+  const result = await gateway.invoke(tool, input, callOptions);
+  if (!isApprovalRequired(result)) return result;
+  if (!hasCheckpointer(config)) {
+    throw new KsadkError(
+      'unsupported',
+      `Tool "${tool.name}" needs a human decision, and LangGraph can only pause for one with a checkpointer. ` +
+        'Create the agent with a checkpointer (for example new MemorySaver()) and run it with a thread_id.',
+      { details: { tool: tool.name } },
+    );
+  }
+  // Side effects happen only after this point: LangGraph re-runs the tool from the start on
+  // resume, and the gateway hands back the same pending request until it is decided.
+  const payload: KsadkApprovalInterrupt = {
+    type: 'ksadk_approval',
+    tool_call_id: callId,
+    approval_request: result.approval_request,
+  };
+  const decision = interrupt(payload);
+  const grant = await decideApproval(gateway, result.approval_request.id, decision);
+  return gateway.invoke(tool, input, { ...callOptions, ...(grant ? { approval: grant } : {}) });
+}
+
+/**
+ * Converts KsADK tools into LangChain tools for LangGraph agents (`createAgent`,
+ * `createReactAgent`, a `ToolNode`). Every call goes through `gateway`. A call that needs
+ * approval interrupts the graph with a {@link KsadkApprovalInterrupt}; resume with
+ * `new Command({ resume: { decisions: [{ type: 'approve' }] } })` (or `'reject'`, with an
+ * optional `message`). The tool runs once, after the decision. Gated calls need a checkpointer;
+ * without one they fail with a `KsadkError` (`unsupported`) instead of pausing.
+ *
+ * Tool messages carry the JSON result as content and the result object as the artifact.
+ *
+ * @example
+ * ```ts
+ * const agent = createAgent({ model, tools: toLangGraphTools([writeNote], { gateway }), checkpointer: new MemorySaver() });
+ * const config = { configurable: { thread_id: 't1' } };
+ * const paused = await agent.invoke({ messages: [{ role: 'user', content: 'save it' }] }, config);
+ * const done = await agent.invoke(new Command({ resume: { decisions: [{ type: 'approve' }] } }), config);
+ * ```
+ */
+export function toLangGraphTools(
+  tools: readonly Tool[],
+  options: LangGraphToolsOptions,
+): DynamicStructuredTool[] {
+  return tools.map(
+    (tool) =>
+      langChainTool(
+        async (input: unknown, config: ToolRunnableConfig) => {
+          const result = await runThroughGateway(tool, options.gateway, input, config);
+          return [JSON.stringify(result), result];
+        },
+        {
+          name: tool.name,
+          description: tool.description,
+          schema: langChainToolSchema(tool) as never,
+          responseFormat: 'content_and_artifact',
+          metadata: { ksadk: { group: tool.group, riskLevel: tool.policy.riskLevel } },
+        },
+      ) as unknown as DynamicStructuredTool,
+  );
+}

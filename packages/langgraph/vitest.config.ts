@@ -1,0 +1,16 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  resolve: {
+    // Tests run against core's source, so no build is needed in the inner loop.
+    alias: { '@ksadk/core': fileURLToPath(new URL('../core/src/index.ts', import.meta.url)) },
+  },
+  test: {
+    name: '@ksadk/langgraph',
+    include: ['src/**/*.test.ts'],
+    restoreMocks: true,
+    unstubEnvs: true,
+    testTimeout: 20_000,
+  },
+});
