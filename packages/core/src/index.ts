@@ -17,6 +17,11 @@ export {
   runWithInvocationContext,
 } from './context/invocation-context.js';
 export { KsadkError, type KsadkErrorCode, type KsadkErrorOptions } from './errors/ksadk-error.js';
+export {
+  type ApprovalDecision,
+  decideApproval,
+  parseApprovalDecision,
+} from './gateway/approval-decision.js';
 export { APPROVAL_SECRET_ENV, type ApprovalGrant } from './gateway/approval-grant.js';
 export {
   APPROVAL_MODE_ENV,
@@ -44,11 +49,6 @@ export {
   type ToolStartEvent,
 } from './gateway/create-tool-gateway.js';
 export { policyRequiresApproval } from './gateway/decide-approval.js';
-export {
-  decideApproval,
-  parseApprovalDecision,
-  type ApprovalDecision,
-} from './gateway/approval-decision.js';
 export {
   type ApprovalRejectedResult,
   type ApprovalRequest,

@@ -1,5 +1,5 @@
-import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { defineTool } from '../tool/define-tool.js';
 import { decideApproval, parseApprovalDecision } from './approval-decision.js';
 import { createToolGateway } from './create-tool-gateway.js';
@@ -7,9 +7,17 @@ import { isApprovalRequired } from './results.js';
 
 describe('parseApprovalDecision', () => {
   it('reads every documented shape and nothing else', () => {
-    expect(parseApprovalDecision({ decisions: [{ type: 'approve' }] })).toEqual({ type: 'approve' });
-    expect(parseApprovalDecision({ decisions: [{ type: 'reject', message: 'no' }] })).toEqual({ type: 'reject', reason: 'no' });
-    expect(parseApprovalDecision({ approved: true, reason: 'ok' })).toEqual({ type: 'approve', reason: 'ok' });
+    expect(parseApprovalDecision({ decisions: [{ type: 'approve' }] })).toEqual({
+      type: 'approve',
+    });
+    expect(parseApprovalDecision({ decisions: [{ type: 'reject', message: 'no' }] })).toEqual({
+      type: 'reject',
+      reason: 'no',
+    });
+    expect(parseApprovalDecision({ approved: true, reason: 'ok' })).toEqual({
+      type: 'approve',
+      reason: 'ok',
+    });
     expect(parseApprovalDecision({ approved: false })).toEqual({ type: 'reject' });
     expect(parseApprovalDecision('approve')).toEqual({ type: 'approve' });
     expect(parseApprovalDecision(false)).toEqual({ type: 'reject' });
@@ -38,8 +46,13 @@ describe('decideApproval', () => {
     };
     const grant = await decideApproval(gateway, await ask('1'), { type: 'approve' });
     expect(await gateway.invoke(tool, { a: '1' }, { approval: grant! })).toEqual({ ok: true });
-    expect(await decideApproval(gateway, await ask('2'), { type: 'reject', message: 'nope' })).toBeUndefined();
-    expect(await gateway.invoke(tool, { a: '2' })).toMatchObject({ type: 'approval_rejected', reason: 'nope' });
+    expect(
+      await decideApproval(gateway, await ask('2'), { type: 'reject', message: 'nope' }),
+    ).toBeUndefined();
+    expect(await gateway.invoke(tool, { a: '2' })).toMatchObject({
+      type: 'approval_rejected',
+      reason: 'nope',
+    });
     expect(await decideApproval(gateway, await ask('3'), { approved: 'yes' })).toBeUndefined();
     expect(await gateway.invoke(tool, { a: '3' })).toMatchObject({ type: 'approval_rejected' });
   });

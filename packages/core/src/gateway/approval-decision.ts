@@ -2,7 +2,9 @@ import type { ApprovalGrant } from './approval-grant.js';
 import type { ToolGateway } from './create-tool-gateway.js';
 
 /** A host's answer to an approval request. */
-export type ApprovalDecision = { type: 'approve'; reason?: string } | { type: 'reject'; reason?: string };
+export type ApprovalDecision =
+  | { type: 'approve'; reason?: string }
+  | { type: 'reject'; reason?: string };
 
 /**
  * Reads a host decision in any of the shapes the adapters accept — `{ decisions: [{ type }] }`
@@ -17,14 +19,18 @@ export function parseApprovalDecision(value: unknown): ApprovalDecision | undefi
   if (typeof value !== 'object' || value === null) return undefined;
   const record = value as Record<string, unknown>;
   if (Array.isArray(record['decisions'])) {
-    return record['decisions'].length === 1 ? parseApprovalDecision(record['decisions'][0]) : undefined;
+    return record['decisions'].length === 1
+      ? parseApprovalDecision(record['decisions'][0])
+      : undefined;
   }
   const reasonOf = (): { reason?: string } => {
     const reason = record['reason'] ?? record['message'];
     return typeof reason === 'string' ? { reason } : {};
   };
-  if (record['type'] === 'approve' || record['approved'] === true) return { type: 'approve', ...reasonOf() };
-  if (record['type'] === 'reject' || record['approved'] === false) return { type: 'reject', ...reasonOf() };
+  if (record['type'] === 'approve' || record['approved'] === true)
+    return { type: 'approve', ...reasonOf() };
+  if (record['type'] === 'reject' || record['approved'] === false)
+    return { type: 'reject', ...reasonOf() };
   return undefined;
 }
 
@@ -41,9 +47,15 @@ export async function decideApproval(
   decision: unknown,
 ): Promise<ApprovalGrant | undefined> {
   const parsed = parseApprovalDecision(decision);
-  if (parsed?.type === 'approve') return gateway.approve(approvalId, parsed.reason === undefined ? {} : { reason: parsed.reason });
+  if (parsed?.type === 'approve')
+    return gateway.approve(
+      approvalId,
+      parsed.reason === undefined ? {} : { reason: parsed.reason },
+    );
   await gateway.reject(approvalId, {
-    reason: parsed ? (parsed.reason ?? '') : 'The host answered with a decision that could not be read.',
+    reason: parsed
+      ? (parsed.reason ?? '')
+      : 'The host answered with a decision that could not be read.',
   });
   return undefined;
 }
