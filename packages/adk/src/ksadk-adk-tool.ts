@@ -1,0 +1,101 @@
+import { BaseTool, type Context, type RunAsyncToolRequest } from '@google/adk';
+import type { FunctionDeclaration } from '@google/genai';
+import {
+  decideApproval,
+  geminiToolSchema,
+  getInvocationContextOrEmpty,
+  type InvocationContext,
+  isApprovalRequired,
+  runWithInvocationContext,
+  type Tool,
+  type ToolGateway,
+  type ToolResult,
+} from '@ksadk/core';
+
+/** The payload of the ADK confirmation a gated KsADK call asks for. */
+export interface KsadkConfirmationPayload {
+  type: 'ksadk_approval';
+  approval_request: import('@ksadk/core').ApprovalRequest;
+}
+
+/**
+ * ADK's own session facts fill the invocation context fields the host did not set, so
+ * approvals are bound to the ADK user and session automatically.
+ */
+function contextFrom(toolContext: Context): InvocationContext {
+  const current = getInvocationContextOrEmpty();
+  return {
+    userId: current.userId ?? toolContext.userId,
+    sessionId: current.sessionId ?? toolContext.sessionId,
+    invocationId: current.invocationId ?? toolContext.invocationId,
+    agentId: current.agentId ?? toolContext.agentName,
+  };
+}
+
+/**
+ * One KsADK tool as an ADK `BaseTool`. Its declaration carries the tool's schema as
+ * `parametersJsonSchema` (never ADK's lossy converters); every call goes through the gateway;
+ * a call that needs approval becomes an ADK tool confirmation.
+ */
+export class KsadkAdkTool extends BaseTool {
+  /** The KsADK tool behind this ADK tool. */
+  readonly ksadkTool: Tool;
+  private readonly gateway: ToolGateway;
+
+  constructor(tool: Tool, gateway: ToolGateway) {
+    super({ name: tool.name, description: tool.description });
+    this.ksadkTool = tool;
+    this.gateway = gateway;
+  }
+
+  override _getDeclaration(): FunctionDeclaration {
+    return {
+      name: this.name,
+      description: this.description,
+      parametersJsonSchema: geminiToolSchema(this.ksadkTool),
+    };
+  }
+
+  /** Tells ADK's resume check that this call was gated, so it accepts the confirmation. */
+  override async checkRequireConfirmation(
+    _args: Record<string, unknown>,
+    toolContext?: Context,
+  ): Promise<boolean> {
+    const check = (): boolean => this.gateway.requiresApproval(this.ksadkTool);
+    return toolContext ? runWithInvocationContext(contextFrom(toolContext), check) : check();
+  }
+
+  override async runAsync({ args, toolContext }: RunAsyncToolRequest): Promise<ToolResult> {
+    return runWithInvocationContext(contextFrom(toolContext), async () => {
+      const callOptions = {
+        ...(toolContext.functionCallId ? { callId: toolContext.functionCallId } : {}),
+        ...(toolContext.abortSignal ? { signal: toolContext.abortSignal } : {}),
+      };
+      const result = await this.gateway.invoke(this.ksadkTool, args, callOptions);
+      if (!isApprovalRequired(result)) return result;
+      const confirmation = toolContext.toolConfirmation;
+      if (confirmation) {
+        const payload = confirmation.payload as { reason?: unknown } | undefined;
+        const reason = typeof payload?.reason === 'string' ? { reason: payload.reason } : {};
+        const grant = await decideApproval(this.gateway, result.approval_request.id, {
+          type: confirmation.confirmed === true ? 'approve' : 'reject',
+          ...reason,
+        });
+        return this.gateway.invoke(this.ksadkTool, args, {
+          ...callOptions,
+          ...(grant ? { approval: grant } : {}),
+        });
+      }
+      const payload: KsadkConfirmationPayload = {
+        type: 'ksadk_approval',
+        approval_request: result.approval_request,
+      };
+      toolContext.requestConfirmation({
+        hint: `Approve or reject ${this.name} (${result.approval_request.risk_level} risk).`,
+        payload,
+      });
+      toolContext.actions.skipSummarization = true;
+      return result;
+    });
+  }
+}
