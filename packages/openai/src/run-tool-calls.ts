@@ -1,0 +1,214 @@
+import {
+  type ApprovalRequest,
+  decideApproval,
+  isApprovalRequired,
+  normalizeOpenAIArguments,
+  openAIToolSchema,
+  type Tool,
+  type ToolGateway,
+  type ToolResult,
+} from '@ksadk/core';
+import type {
+  ChatCompletionMessageToolCall,
+  ChatCompletionToolMessageParam,
+} from 'openai/resources/chat/completions';
+import type {
+  ResponseFunctionToolCall,
+  ResponseInputItem,
+} from 'openai/resources/responses/responses';
+
+/** A tool call from either API: a Chat Completions `tool_calls` entry or a Responses `function_call` item. */
+export type OpenAIToolCall = ChatCompletionMessageToolCall | ResponseFunctionToolCall;
+
+/** Options for {@link runToolCalls}. */
+export interface RunToolCallsOptions {
+  /** The tools the model was given (looked up by name). */
+  tools: readonly Tool[];
+  /** The gateway every call goes through. */
+  gateway: ToolGateway;
+  /** Must match the `strict` option given to `toOpenAITools`. @default true */
+  strict?: boolean;
+  /** Aborts running calls. */
+  signal?: AbortSignal;
+}
+
+/** One call's outcome. */
+export interface ToolCallOutcome {
+  callId: string;
+  toolName: string;
+  /** The gateway's result (an `approval_required` envelope while pending). */
+  result: ToolResult;
+  /** `pending` until the host decides; `done` once there is an output for the model. */
+  status: 'done' | 'pending';
+}
+
+/** A call waiting for the host's decision. */
+export interface PendingToolCall {
+  callId: string;
+  toolName: string;
+  approvalRequest: ApprovalRequest;
+}
+
+/** A host decision for {@link ToolCallBatch.resume}; see `parseApprovalDecision` for the shapes. */
+export type ToolCallDecision = unknown;
+
+/** The result of running one assistant turn's tool calls. */
+export interface ToolCallBatch {
+  /** Every call, in the model's order. */
+  readonly calls: readonly ToolCallOutcome[];
+  /** Calls waiting for a decision. Send nothing to the model until this is empty. */
+  readonly pending: readonly PendingToolCall[];
+  /** True when every call has an output. */
+  readonly done: boolean;
+  /** Tool messages (Chat Completions) for the calls that are done, in call order. */
+  toolMessages(): ChatCompletionToolMessageParam[];
+  /** `function_call_output` items (Responses) for the calls that are done, in call order. */
+  functionCallOutputs(): ResponseInputItem.FunctionCallOutput[];
+  /**
+   * Applies the host's decisions (keyed by call id or approval id) through the gateway and
+   * re-runs the decided calls; approved ones run once, rejected ones answer
+   * `approval_rejected`. Undecided calls stay pending.
+   */
+  resume(decisions: Readonly<Record<string, ToolCallDecision>>): Promise<ToolCallBatch>;
+}
+
+interface NormalizedCall {
+  callId: string;
+  name: string;
+  arguments: string;
+}
+
+function normalizeCall(call: OpenAIToolCall): NormalizedCall {
+  if ('function' in call && call.type === 'function') {
+    return { callId: call.id, name: call.function.name, arguments: call.function.arguments };
+  }
+  if ('call_id' in call)
+    return { callId: call.call_id, name: call.name, arguments: call.arguments };
+  const custom = call as { id?: string; custom?: { name?: string } };
+  return { callId: custom.id ?? '', name: custom.custom?.name ?? '', arguments: '' };
+}
+
+function batchOf(
+  calls: NormalizedCall[],
+  outcomes: ToolCallOutcome[],
+  run: (
+    call: NormalizedCall,
+    decision?: ToolCallDecision,
+    approvalId?: string,
+  ) => Promise<ToolCallOutcome>,
+): ToolCallBatch {
+  const pending = outcomes.flatMap((outcome) =>
+    outcome.status === 'pending' && isApprovalRequired(outcome.result)
+      ? [
+          {
+            callId: outcome.callId,
+            toolName: outcome.toolName,
+            approvalRequest: outcome.result.approval_request,
+          },
+        ]
+      : [],
+  );
+  const done = outcomes.filter((outcome) => outcome.status === 'done');
+  return {
+    calls: outcomes,
+    pending,
+    done: pending.length === 0,
+    toolMessages: () =>
+      done.map((outcome) => ({
+        role: 'tool',
+        tool_call_id: outcome.callId,
+        content: JSON.stringify(outcome.result),
+      })),
+    functionCallOutputs: () =>
+      done.map((outcome) => ({
+        type: 'function_call_output',
+        call_id: outcome.callId,
+        output: JSON.stringify(outcome.result),
+      })),
+    async resume(decisions) {
+      const next = await Promise.all(
+        outcomes.map((outcome, index) => {
+          if (outcome.status === 'done' || !isApprovalRequired(outcome.result)) return outcome;
+          const approvalId = outcome.result.approval_request.id;
+          const decision = decisions[outcome.callId] ?? decisions[approvalId];
+          return decision === undefined ? outcome : run(calls[index]!, decision, approvalId);
+        }),
+      );
+      return batchOf(calls, next, run);
+    },
+  };
+}
+
+/**
+ * Runs one assistant turn's tool calls through the gateway, concurrently, keeping the model's
+ * order. Arguments are parsed, strict-mode nulls are turned back into absent fields, and every
+ * call is validated and gated by the gateway. Calls that need approval are returned as
+ * `pending`; the host decides and calls `batch.resume(...)`.
+ *
+ * @example
+ * ```ts
+ * let batch = await runToolCalls(message.tool_calls ?? [], { tools, gateway });
+ * if (!batch.done) batch = await batch.resume({ [batch.pending[0].callId]: { type: 'approve' } });
+ * messages.push(message, ...batch.toolMessages());
+ * ```
+ */
+export async function runToolCalls(
+  calls: readonly OpenAIToolCall[],
+  options: RunToolCallsOptions,
+): Promise<ToolCallBatch> {
+  const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
+  const strict = options.strict !== false;
+  const run = async (
+    call: NormalizedCall,
+    decision?: ToolCallDecision,
+    approvalId?: string,
+  ): Promise<ToolCallOutcome> => {
+    const tool = byName.get(call.name);
+    if (!tool) {
+      const result: ToolResult = {
+        ok: false,
+        error_type: 'unknown_tool',
+        error_message: `There is no tool named "${call.name}". Available tools: ${[...byName.keys()].join(', ')}.`,
+      };
+      return { callId: call.callId, toolName: call.name, result, status: 'done' };
+    }
+    const args = parseArguments(tool, call.arguments, strict);
+    const callOptions = {
+      callId: call.callId,
+      ...(options.signal ? { signal: options.signal } : {}),
+    };
+    let result = await options.gateway.invoke(tool, args, callOptions);
+    if (
+      decision !== undefined &&
+      isApprovalRequired(result) &&
+      result.approval_request.id === approvalId
+    ) {
+      const grant = await decideApproval(options.gateway, approvalId, decision);
+      result = await options.gateway.invoke(tool, args, {
+        ...callOptions,
+        ...(grant ? { approval: grant } : {}),
+      });
+    }
+    return {
+      callId: call.callId,
+      toolName: tool.name,
+      result,
+      status: isApprovalRequired(result) ? 'pending' : 'done',
+    };
+  };
+  const normalized = calls.map(normalizeCall);
+  const outcomes = await Promise.all(normalized.map((call) => run(call)));
+  return batchOf(normalized, outcomes, run);
+}
+
+/** Parses the model's JSON arguments; invalid JSON is left as the string for the gateway to reject. */
+function parseArguments(tool: Tool, raw: string, strict: boolean): unknown {
+  if (raw.trim() === '') return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    return raw;
+  }
+  return normalizeOpenAIArguments(tool, parsed, strict && openAIToolSchema(tool).strict);
+}
