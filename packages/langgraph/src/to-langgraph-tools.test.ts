@@ -176,3 +176,25 @@ describe('createKsadkMiddleware', () => {
     expect(out.messages.at(-1)?.content).toBe('recovered');
   });
 });
+
+describe('session binding', () => {
+  it('uses the LangGraph thread as the session, so approvals are bound to it', async () => {
+    const { gateway } = setup();
+    const seen: string[] = [];
+    const probe = defineTool({
+      name: 'probe',
+      description: 'Reports the session.',
+      input: z.object({}),
+      execute: (_input, context) => {
+        seen.push(String(context.invocation.sessionId));
+        return { ok: true };
+      },
+    });
+    const [probeTool] = toLangGraphTools([probe], { gateway });
+    await probeTool!.invoke(
+      { name: 'probe', args: {}, id: 'p', type: 'tool_call' },
+      { configurable: { thread_id: 'thread-9' } },
+    );
+    expect(seen).toEqual(['thread-9']);
+  });
+});

@@ -1,8 +1,11 @@
 import {
   decideApproval,
+  getInvocationContextOrEmpty,
+  type InvocationContext,
   isApprovalRequired,
   KsadkError,
   langChainToolSchema,
+  runWithInvocationContext,
   type Tool,
   type ToolGateway,
   type ToolResult,
@@ -34,6 +37,18 @@ const CHECKPOINTER_KEY = '__pregel_checkpointer';
 
 function hasCheckpointer(config: ToolRunnableConfig): boolean {
   return Boolean((config.configurable as Record<string, unknown> | undefined)?.[CHECKPOINTER_KEY]);
+}
+
+/**
+ * The LangGraph thread is the session when the host set none, so approvals are bound to the
+ * thread they were asked in.
+ */
+function contextFrom(config: ToolRunnableConfig): InvocationContext {
+  const current = getInvocationContextOrEmpty();
+  const threadId = (config.configurable as Record<string, unknown> | undefined)?.['thread_id'];
+  return current.sessionId === undefined && typeof threadId === 'string'
+    ? { sessionId: threadId }
+    : {};
 }
 
 async function runThroughGateway(
@@ -95,7 +110,9 @@ export function toLangGraphTools(
     (tool) =>
       langChainTool(
         async (input: unknown, config: ToolRunnableConfig) => {
-          const result = await runThroughGateway(tool, options.gateway, input, config);
+          const result = await runWithInvocationContext(contextFrom(config), () =>
+            runThroughGateway(tool, options.gateway, input, config),
+          );
           return [JSON.stringify(result), result];
         },
         {
