@@ -35,7 +35,7 @@ import type {
   ToolErrorResult,
   ToolResult,
 } from './results.js';
-import { validateToolInput } from './validate-input.js';
+import { validateToolInput, validateZodInput } from './validate-input.js';
 
 /** How a call ended, as reported to {@link ToolGatewayHooks.onToolEnd}. */
 export type ToolCallOutcome =
@@ -150,6 +150,10 @@ export interface ToolGateway {
 }
 
 const DEFAULT_TTL_MS = 15 * 60 * 1000;
+// Generated call ids: a random per-process prefix and a counter (unique, and cheap on the hot path).
+const CALL_ID_PREFIX = `call_${randomUUID().slice(0, 8)}`;
+let callCounter = 0;
+const nextCallId = (): string => `${CALL_ID_PREFIX}_${((callCounter += 1)).toString(36)}`;
 const DEFAULT_TIMEOUT_MS = 120_000;
 const RESULT_OVERHEAD_CHARS = 2_000;
 const TIMEOUT = Symbol('timeout');
@@ -375,6 +379,19 @@ export function createToolGateway(options: ToolGatewayOptions = {}): ToolGateway
     };
   };
 
+  const aborted = (tool: Tool): ToolResult => ({
+    ok: false,
+    error_type: 'tool_aborted',
+    error_message: `The call to ${tool.name} was cancelled.`,
+  });
+
+  const failed = (error: unknown): ToolResult =>
+    ({
+      ok: false,
+      error_type: KsadkError.isInstance(error) ? error.code : 'tool_error',
+      error_message: modelSafeErrorMessage(error),
+    }) satisfies ToolErrorResult;
+
   const execute = async (
     tool: Tool,
     args: Record<string, unknown>,
@@ -382,79 +399,80 @@ export function createToolGateway(options: ToolGatewayOptions = {}): ToolGateway
     callId: string,
     options: ToolCallOptions,
   ): Promise<ToolResult> => {
-    const controller = new AbortController();
     const outer = options.signal;
-    if (outer?.aborted) {
-      return {
-        ok: false,
-        error_type: 'tool_aborted',
-        error_message: `The call to ${tool.name} was cancelled.`,
-      };
-    }
-    const forwardAbort = (): void => controller.abort(outer?.reason);
-    outer?.addEventListener('abort', forwardAbort, { once: true });
+    if (outer?.aborted) return aborted(tool);
+    // The abort controller is made on first use: a synchronous tool that never looks at its
+    // signal costs no controller, listener or timer.
+    let controller: AbortController | undefined;
+    const controllerOf = (): AbortController => {
+      controller ??= new AbortController();
+      return controller;
+    };
     const executionContext: ToolExecutionContext = {
       toolName: tool.name,
       callId,
-      signal: controller.signal,
+      get signal() {
+        return controllerOf().signal;
+      },
       invocation: context,
     };
+    let pending: unknown;
+    try {
+      pending = (
+        tool.execute as (input: Record<string, unknown>, ctx: ToolExecutionContext) => unknown
+      )(args, executionContext);
+    } catch (error) {
+      return failed(error);
+    }
+    if (
+      !(pending instanceof Promise) &&
+      !(typeof pending === 'object' && pending !== null && 'then' in pending)
+    ) {
+      return shapeResult(tool, toResult(pending), callId, context);
+    }
+    const signal = controllerOf().signal;
+    const forwardAbort = (): void => controller?.abort(outer?.reason);
+    outer?.addEventListener('abort', forwardAbort, { once: true });
     const timeoutMs = options.timeoutMs ?? tool.timeoutMs ?? defaultTimeoutMs;
     let timer: NodeJS.Timeout | undefined;
     try {
-      const pending = (
-        tool.execute as (input: Record<string, unknown>, ctx: ToolExecutionContext) => unknown
-      )(args, executionContext);
-      let value: unknown = pending;
-      if (
-        pending instanceof Promise ||
-        (typeof pending === 'object' && pending !== null && 'then' in pending)
-      ) {
-        const stopped = new Promise<typeof TIMEOUT | typeof ABORTED>((resolve) => {
-          timer = setTimeout(() => {
-            resolve(TIMEOUT);
-            controller.abort(new Error('timeout'));
-          }, timeoutMs);
-          controller.signal.addEventListener('abort', () => resolve(ABORTED), { once: true });
-        });
-        value = await Promise.race([pending, stopped]);
-        if (value === TIMEOUT) {
-          return {
-            ok: false,
-            error_type: 'tool_timeout',
-            error_message: `${tool.name} did not finish within ${timeoutMs} ms and was stopped.`,
-          };
-        }
-        if (value === ABORTED) {
-          return {
-            ok: false,
-            error_type: 'tool_aborted',
-            error_message: `The call to ${tool.name} was cancelled.`,
-          };
-        }
-      }
-      return await shapeResult(tool, toResult(value), callId, context);
-    } catch (error) {
-      if (controller.signal.aborted) {
+      const stopped = new Promise<typeof TIMEOUT | typeof ABORTED>((resolve) => {
+        timer = setTimeout(() => {
+          resolve(TIMEOUT);
+          controller?.abort(new Error('timeout'));
+        }, timeoutMs);
+        signal.addEventListener('abort', () => resolve(ABORTED), { once: true });
+      });
+      const value = await Promise.race([pending, stopped]);
+      if (value === TIMEOUT) {
         return {
           ok: false,
-          error_type: 'tool_aborted',
-          error_message: `The call to ${tool.name} was cancelled.`,
+          error_type: 'tool_timeout',
+          error_message: `${tool.name} did not finish within ${timeoutMs} ms and was stopped.`,
         };
       }
-      const errorType = KsadkError.isInstance(error) ? error.code : 'tool_error';
-      return {
-        ok: false,
-        error_type: errorType,
-        error_message: modelSafeErrorMessage(error),
-      } satisfies ToolErrorResult;
+      if (value === ABORTED) return aborted(tool);
+      return shapeResult(tool, toResult(value), callId, context);
+    } catch (error) {
+      return signal.aborted ? aborted(tool) : failed(error);
     } finally {
       if (timer) clearTimeout(timer);
       outer?.removeEventListener('abort', forwardAbort);
     }
   };
 
-  const shapeResult = async (
+  const shapeResult = (
+    tool: Tool,
+    result: ToolResult,
+    callId: string,
+    context: InvocationContext,
+  ): ToolResult | Promise<ToolResult> => {
+    if (!tool.resultBudget && !exceeds(result, budget.maxChars + RESULT_OVERHEAD_CHARS))
+      return result;
+    return budgetResult(tool, result, callId, context);
+  };
+
+  const budgetResult = async (
     tool: Tool,
     result: ToolResult,
     callId: string,
@@ -518,7 +536,10 @@ export function createToolGateway(options: ToolGatewayOptions = {}): ToolGateway
         issues: [{ path: '', message: 'Expected a JSON object.' }],
       };
     }
-    const validation = await validateToolInput(tool, args);
+    const validation =
+      tool.kind === 'zod'
+        ? validateZodInput(tool.input, args)
+        : await validateToolInput(tool, args);
     if (!validation.ok) {
       const first = validation.issues[0];
       return {
@@ -540,7 +561,7 @@ export function createToolGateway(options: ToolGatewayOptions = {}): ToolGateway
     budget,
 
     async invoke(tool, rawArgs, options = {}) {
-      const callId = options.callId ?? `call_${randomUUID().replaceAll('-', '')}`;
+      const callId = options.callId ?? nextCallId();
       const observed = hooks.onToolStart !== undefined || hooks.onToolEnd !== undefined;
       const startedAt = observed ? performance.now() : 0;
       const invocationId = observed ? getInvocationContextOrEmpty().invocationId : undefined;

@@ -1,4 +1,5 @@
 import type { Validator } from '@cfworker/json-schema';
+import type { z } from 'zod';
 import type { JsonSchema, Tool } from '../tool/tool.js';
 import type { ArgumentIssue } from './results.js';
 
@@ -39,26 +40,28 @@ function pointerToPath(pointer: string): string {
     .join('.');
 }
 
-/**
- * Validates raw arguments: zod tools with their zod object (unknown keys are stripped, defaults
- * applied), JSON-Schema tools with a standards validator (drafts 4, 7, 2019-09, 2020-12).
- */
-export async function validateToolInput(
-  tool: Tool,
+/** Validates against a zod tool's object: unknown keys are stripped, defaults applied. Synchronous. */
+export function validateZodInput(
+  schema: z.ZodObject,
+  args: Record<string, unknown>,
+): ValidationOutcome {
+  const parsed = schema.safeParse(args);
+  if (parsed.success) return { ok: true, value: parsed.data as Record<string, unknown> };
+  return {
+    ok: false,
+    issues: parsed.error.issues.slice(0, MAX_ISSUES).map((issue) => ({
+      path: issue.path.map(String).join('.'),
+      message: issue.message,
+    })),
+  };
+}
+
+/** Validates against a JSON Schema with a standards validator (drafts 4, 7, 2019-09, 2020-12). */
+export async function validateJsonSchemaInput(
+  schema: JsonSchema,
   args: Record<string, unknown>,
 ): Promise<ValidationOutcome> {
-  if (tool.kind === 'zod') {
-    const parsed = tool.input.safeParse(args);
-    if (parsed.success) return { ok: true, value: parsed.data as Record<string, unknown> };
-    return {
-      ok: false,
-      issues: parsed.error.issues.slice(0, MAX_ISSUES).map((issue) => ({
-        path: issue.path.map(String).join('.'),
-        message: issue.message,
-      })),
-    };
-  }
-  const validator = await jsonSchemaValidator(tool.inputSchema);
+  const validator = await jsonSchemaValidator(schema);
   const result = validator.validate(args);
   if (result.valid) return { ok: true, value: args };
   // The validator reports each failure and the keywords that contain it; keep the most specific ones.
@@ -73,4 +76,14 @@ export async function validateToolInput(
       message: error.error,
     })),
   };
+}
+
+/** Validates raw arguments against a tool's schema (zod or JSON Schema). */
+export function validateToolInput(
+  tool: Tool,
+  args: Record<string, unknown>,
+): ValidationOutcome | Promise<ValidationOutcome> {
+  return tool.kind === 'zod'
+    ? validateZodInput(tool.input, args)
+    : validateJsonSchemaInput(tool.inputSchema, args);
 }
