@@ -153,7 +153,10 @@ const DEFAULT_TTL_MS = 15 * 60 * 1000;
 // Generated call ids: a random per-process prefix and a counter (unique, and cheap on the hot path).
 const CALL_ID_PREFIX = `call_${randomUUID().slice(0, 8)}`;
 let callCounter = 0;
-const nextCallId = (): string => `${CALL_ID_PREFIX}_${((callCounter += 1)).toString(36)}`;
+const nextCallId = (): string => {
+  callCounter += 1;
+  return `${CALL_ID_PREFIX}_${callCounter.toString(36)}`;
+};
 const DEFAULT_TIMEOUT_MS = 120_000;
 const RESULT_OVERHEAD_CHARS = 2_000;
 const TIMEOUT = Symbol('timeout');
