@@ -418,6 +418,8 @@ export function createToolGateway(options: ToolGatewayOptions = {}): ToolGateway
         return controllerOf().signal;
       },
       invocation: context,
+      gateway,
+      approval: options.approval,
     };
     let pending: unknown;
     try {
@@ -559,7 +561,7 @@ export function createToolGateway(options: ToolGatewayOptions = {}): ToolGateway
     return execute(tool, validation.value, context, callId, options);
   };
 
-  return {
+  const gateway: ToolGateway = {
     approvalMode: defaultMode,
     budget,
 
@@ -630,4 +632,5 @@ export function createToolGateway(options: ToolGatewayOptions = {}): ToolGateway
       return policyRequiresApproval(tool.policy, modeFor(getInvocationContextOrEmpty()));
     },
   };
+  return gateway;
 }

@@ -26,6 +26,8 @@ interface ToolDefinitionBase {
   timeoutMs?: number;
   /** Large-field budgeting for this tool's results. */
   resultBudget?: ToolResultBudgetOptions;
+  /** Where the tool acts (`workspace_root`, `public_http`…), shown in descriptors. */
+  boundary?: string;
 }
 
 /** A zod-based tool definition. */
@@ -113,6 +115,7 @@ export function defineTool<TSchema extends z.ZodObject, TOutput>(
     timeoutMs: definition.timeoutMs,
     resultBudget: definition.resultBudget,
     originalName: undefined,
+    boundary: definition.boundary,
     input: definition.input,
     execute: definition.execute,
   });
@@ -168,6 +171,7 @@ export function defineExternalTool<TOutput>(
     timeoutMs: definition.timeoutMs,
     resultBudget: definition.resultBudget,
     originalName: definition.originalName,
+    boundary: definition.boundary,
     inputSchema: structuredClone(schema),
     execute: definition.execute,
   });

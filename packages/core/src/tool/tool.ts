@@ -1,5 +1,7 @@
 import type { z } from 'zod';
 import type { InvocationContext } from '../context/invocation-context.js';
+import type { ApprovalGrant } from '../gateway/approval-grant.js';
+import type { ToolGateway } from '../gateway/create-tool-gateway.js';
 import type { ToolPolicy } from './policy.js';
 
 /** A JSON Schema document (any draft), as plain data. */
@@ -15,6 +17,13 @@ export interface ToolExecutionContext {
   readonly signal: AbortSignal;
   /** The invocation context the call runs in (empty fields when none was set). */
   readonly invocation: InvocationContext;
+  /** The gateway running this call: tools that call other tools (a dispatcher) go through it too. */
+  readonly gateway: ToolGateway;
+  /**
+   * The grant the host presented with this call, if any. A tool that dispatches to another tool
+   * passes it on; it only counts for the call it was issued for.
+   */
+  readonly approval: ApprovalGrant | string | undefined;
 }
 
 /** Per-tool result budgeting: which text fields may be large, and their own limits. */
@@ -43,6 +52,8 @@ interface ToolBase {
   readonly resultBudget: ToolResultBudgetOptions | undefined;
   /** The name the tool has at its origin (an MCP server, say) when it differs from `name`. */
   readonly originalName: string | undefined;
+  /** Where the tool acts (`workspace_root`, `isolated_sandbox`, `public_http`…), for descriptors. */
+  readonly boundary: string | undefined;
 }
 
 /** A tool whose input is a zod 4 object: the single source of truth for its schema. */

@@ -1,0 +1,57 @@
+import type { Tool } from '../../tool/tool.js';
+import { editWorkspaceFileTool, multiEditWorkspaceFileTool } from './edit-tools.js';
+import { lintWorkspaceFileTool } from './lint-tool.js';
+import {
+  listWorkspaceFilesTool,
+  readWorkspaceFileTool,
+  workspaceStatusTool,
+} from './read-tools.js';
+import { searchWorkspaceFilesTool } from './search-tool.js';
+import {
+  createWorkspaceRuntime,
+  type WorkspaceOptions,
+  type WorkspaceRuntime,
+} from './workspace-runtime.js';
+import {
+  deleteWorkspaceFileTool,
+  writeWorkspaceFilesTool,
+  writeWorkspaceFileTool,
+} from './write-tools.js';
+
+/** The workspace toolset: its tools in catalogue order, and its shared state. */
+export interface WorkspaceToolset {
+  readonly tools: readonly Tool[];
+  readonly runtime: WorkspaceRuntime;
+}
+
+/**
+ * Creates the workspace tools (group `workspace`) over one root, or one root per invocation
+ * context. Paths are confined to the root: absolute paths, escaping `..`, NUL bytes and empty
+ * segments are refused with `path_outside_workspace` / `invalid_path`, and no tool follows a
+ * symlink out of the root.
+ *
+ * @example
+ * ```ts
+ * const { tools } = createWorkspaceToolset({ root: ({ accountId }) => `/srv/workspaces/${accountId}` });
+ * ```
+ */
+export function createWorkspaceToolset(options: WorkspaceOptions = {}): WorkspaceToolset {
+  const runtime = createWorkspaceRuntime(options);
+  return {
+    runtime,
+    tools: [
+      workspaceStatusTool(runtime),
+      listWorkspaceFilesTool(runtime),
+      readWorkspaceFileTool(runtime),
+      writeWorkspaceFileTool(runtime),
+      writeWorkspaceFilesTool(runtime),
+      editWorkspaceFileTool(runtime),
+      multiEditWorkspaceFileTool(runtime),
+      lintWorkspaceFileTool(runtime),
+      searchWorkspaceFilesTool(runtime),
+      deleteWorkspaceFileTool(runtime),
+    ],
+  };
+}
+
+export type { WorkspaceOptions } from './workspace-runtime.js';

@@ -1,0 +1,87 @@
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
+
+/** Largest file the text tools read. */
+export const MAX_TEXT_FILE_BYTES = 2 * 1024 * 1024;
+
+/** A text file read for a tool. */
+export interface TextFile {
+  readonly text: string;
+  readonly sizeBytes: number;
+  readonly mtimeNs: bigint;
+}
+
+/** Why a text file could not be read. */
+export type TextFileError = {
+  ok: false;
+  error_type: 'not_found' | 'file_too_large' | 'not_utf8_text' | 'not_a_file';
+  error_message: string;
+};
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Reads a UTF-8 text file without following a final symlink (`O_NOFOLLOW`), refusing files over
+ * `maxBytes` and files that are not valid UTF-8. A leading BOM is kept as text.
+ */
+export async function readTextFile(
+  absolute: string,
+  shownPath: string,
+  maxBytes = MAX_TEXT_FILE_BYTES,
+): Promise<TextFile | TextFileError> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(absolute, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT')
+      return {
+        ok: false,
+        error_type: 'not_found',
+        error_message: `workspace file not found: ${shownPath}`,
+      };
+    if (code === 'ELOOP' || code === 'EISDIR') {
+      return {
+        ok: false,
+        error_type: 'not_a_file',
+        error_message: `${shownPath} is not a regular file`,
+      };
+    }
+    throw error;
+  }
+  try {
+    const stats = await handle.stat({ bigint: true });
+    if (!stats.isFile())
+      return {
+        ok: false,
+        error_type: 'not_a_file',
+        error_message: `${shownPath} is not a regular file`,
+      };
+    if (stats.size > BigInt(maxBytes)) {
+      return {
+        ok: false,
+        error_type: 'file_too_large',
+        error_message: `file is larger than ${Math.round(maxBytes / 1024 / 1024)}MB: ${shownPath}`,
+      };
+    }
+    const bytes = await handle.readFile();
+    let text: string;
+    try {
+      text = decoder.decode(bytes);
+    } catch {
+      return {
+        ok: false,
+        error_type: 'not_utf8_text',
+        error_message: `file is not utf-8 text: ${shownPath}`,
+      };
+    }
+    return { text, sizeBytes: bytes.length, mtimeNs: stats.mtimeNs };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** True for a {@link TextFileError}. */
+export function isTextFileError(value: TextFile | TextFileError): value is TextFileError {
+  return (value as TextFileError).ok === false;
+}

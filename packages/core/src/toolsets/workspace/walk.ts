@@ -1,0 +1,129 @@
+import { lstat, readdir, realpath } from 'node:fs/promises';
+import path from 'node:path';
+import picomatch from 'picomatch';
+
+/** One entry found while walking a workspace. */
+export interface WalkEntry {
+  /** Relative to the workspace root, `/` separators. */
+  readonly path: string;
+  readonly name: string;
+  readonly absolute: string;
+  readonly type: 'file' | 'directory' | 'symlink';
+  readonly size: number;
+  readonly mtimeNs: bigint;
+}
+
+/** An entry left out, and why. */
+export interface SkippedEntry {
+  readonly path: string;
+  readonly reason: 'symlink_outside_workspace' | 'broken_symlink' | 'special_file';
+}
+
+/** What a walk found. */
+export interface WalkResult {
+  readonly entries: WalkEntry[];
+  readonly skipped: SkippedEntry[];
+  /** True when the walk stopped at `maxEntries`. */
+  readonly truncated: boolean;
+}
+
+/** Options for {@link walkWorkspace}. */
+export interface WalkOptions {
+  recursive: boolean;
+  /** Entries visited at most (files and directories). @default 100000 */
+  maxEntries?: number;
+  signal?: AbortSignal;
+}
+
+function inside(root: string, candidate: string): boolean {
+  return candidate === root || candidate.startsWith(root + path.sep);
+}
+
+/**
+ * Walks a directory inside the workspace without following symlinks: symlinks that stay inside
+ * the root are listed as `symlink`, those that leave it (or are broken or loop) are skipped and
+ * reported. Children of each directory are visited in name order.
+ */
+export async function walkWorkspace(
+  root: string,
+  base: string,
+  options: WalkOptions,
+): Promise<WalkResult> {
+  const maxEntries = options.maxEntries ?? 100_000;
+  const entries: WalkEntry[] = [];
+  const skipped: SkippedEntry[] = [];
+  let visited = 0;
+  const visit = async (dir: string): Promise<boolean> => {
+    const names = (await readdir(dir)).sort();
+    for (const name of names) {
+      options.signal?.throwIfAborted();
+      if (visited >= maxEntries) return false;
+      visited += 1;
+      const absolute = path.join(dir, name);
+      const relative = path.relative(root, absolute).split(path.sep).join('/');
+      const stats = await lstat(absolute, { bigint: true });
+      if (stats.isSymbolicLink()) {
+        let target: string | undefined;
+        try {
+          target = await realpath(absolute);
+        } catch {
+          skipped.push({ path: relative, reason: 'broken_symlink' });
+          continue;
+        }
+        if (!inside(root, target)) {
+          skipped.push({ path: relative, reason: 'symlink_outside_workspace' });
+          continue;
+        }
+        entries.push({
+          path: relative,
+          name,
+          absolute,
+          type: 'symlink',
+          size: 0,
+          mtimeNs: stats.mtimeNs,
+        });
+        continue;
+      }
+      if (stats.isDirectory()) {
+        entries.push({
+          path: relative,
+          name,
+          absolute,
+          type: 'directory',
+          size: 0,
+          mtimeNs: stats.mtimeNs,
+        });
+        if (options.recursive && !(await visit(absolute))) return false;
+        continue;
+      }
+      if (!stats.isFile()) {
+        skipped.push({ path: relative, reason: 'special_file' });
+        continue;
+      }
+      entries.push({
+        path: relative,
+        name,
+        absolute,
+        type: 'file',
+        size: Number(stats.size),
+        mtimeNs: stats.mtimeNs,
+      });
+    }
+    return true;
+  };
+  const complete = await visit(base);
+  return { entries, skipped, truncated: !complete };
+}
+
+/**
+ * A glob filter over workspace paths. A pattern matches an entry's relative path or its base
+ * name (so `*.py` finds Python files at any depth, `src/*.py` only directly under `src`);
+ * dot files are matched like any other. No pattern matches everything.
+ */
+export function globFilter(
+  pattern: string | undefined | null,
+): (entry: { path: string; name: string }) => boolean {
+  if (!pattern) return () => true;
+  const isMatch = picomatch(pattern, { dot: true });
+  return (entry) => isMatch(entry.path) || isMatch(entry.name);
+}

@@ -1,0 +1,46 @@
+import type { InvocationContext } from '../../context/invocation-context.js';
+import { createReadStateStore, type ReadStateStore } from './read-state.js';
+import {
+  defaultWorkspaceRoot,
+  resolveWorkspaceRoot,
+  type WorkspaceRootOption,
+} from './workspace-root.js';
+
+/** Options for {@link createWorkspaceToolset}. */
+export interface WorkspaceOptions {
+  /** The root, or a function of the invocation context. @default `<session dir>/workspace` */
+  root?: WorkspaceRootOption;
+  /** Largest file a write may create, in bytes. @default 10 MiB */
+  maxWriteBytes?: number;
+  /** Read-state records kept (least recently used go first). @default 10000 */
+  maxReadStateEntries?: number;
+  /** Use `rg` for search when it is on PATH. @default true */
+  useRipgrep?: boolean;
+  /** The environment for defaults. @default process.env */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Shared state of one workspace toolset. */
+export interface WorkspaceRuntime {
+  rootFor(context: InvocationContext): Promise<string>;
+  readonly readState: ReadStateStore;
+  readonly maxWriteBytes: number;
+  readonly useRipgrep: boolean;
+  /** The read-state key of a call. */
+  keyOf(context: InvocationContext): { account: string; session: string };
+}
+
+/** Builds the shared state from options. */
+export function createWorkspaceRuntime(options: WorkspaceOptions = {}): WorkspaceRuntime {
+  const root = options.root ?? defaultWorkspaceRoot(options.env);
+  return {
+    rootFor: (context) => resolveWorkspaceRoot(root, context),
+    readState: createReadStateStore(options.maxReadStateEntries),
+    maxWriteBytes: options.maxWriteBytes ?? 10 * 1024 * 1024,
+    useRipgrep: options.useRipgrep !== false,
+    keyOf: (context) => ({
+      account: context.accountId ?? '',
+      session: context.sessionId ?? 'default',
+    }),
+  };
+}

@@ -1,0 +1,320 @@
+import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { link, mkdir, open, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { defineTool } from '../../tool/define-tool.js';
+import type { Tool } from '../../tool/tool.js';
+import {
+  isPathError,
+  type ResolvedWorkspacePath,
+  resolveWorkspacePath,
+} from './workspace-paths.js';
+import type { WorkspaceRuntime } from './workspace-runtime.js';
+
+const BOUNDARY = 'workspace_root';
+const GROUP = 'workspace';
+const MAX_BATCH = 100;
+
+/** A short, unique temporary name next to `target` (so a rename into place stays on one file system). */
+const tempName = (target: string): string =>
+  path.join(path.dirname(target), `.ksadk-${randomBytes(8).toString('hex')}.tmp`);
+
+/** Creates missing parent directories of `target` (inside the root) and returns the ones it made, deepest last. */
+async function ensureParents(root: string, target: string): Promise<string[]> {
+  const created: string[] = [];
+  let dir = path.dirname(target);
+  const missing: string[] = [];
+  while (dir !== root && dir.startsWith(root + path.sep)) {
+    try {
+      const stats = await stat(dir);
+      if (!stats.isDirectory())
+        throw Object.assign(new Error(`${path.relative(root, dir)} is not a directory`), {
+          code: 'ENOTDIR',
+        });
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      missing.unshift(dir);
+      dir = path.dirname(dir);
+    }
+  }
+  for (const directory of missing) {
+    await mkdir(directory);
+    created.push(directory);
+  }
+  return created;
+}
+
+async function writeExclusive(file: string, content: string): Promise<void> {
+  const handle = await open(
+    file,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+    0o644,
+  );
+  try {
+    await handle.writeFile(content, 'utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+async function removeQuietly(files: string[], dirs: string[]): Promise<void> {
+  for (const file of files) await rm(file, { force: true });
+  for (const dir of [...dirs].reverse()) await rmdir(dir).catch(() => undefined);
+}
+
+function tooLarge(shown: string, bytes: number, max: number) {
+  return {
+    ok: false as const,
+    error_type: 'file_too_large',
+    error_message: `content is ${bytes} bytes; the workspace write limit is ${max} bytes`,
+    path: shown,
+  };
+}
+
+async function recordWrite(
+  runtime: WorkspaceRuntime,
+  context: Parameters<Tool['execute']>[1],
+  target: ResolvedWorkspacePath,
+  content: string,
+): Promise<number> {
+  const stats = await stat(target.absolute, { bigint: true });
+  const { account, session } = runtime.keyOf(context.invocation);
+  const total = content === '' ? 0 : content.split('\n').length - (content.endsWith('\n') ? 1 : 0);
+  runtime.readState.set(account, session, target.relative, {
+    mtimeNs: stats.mtimeNs,
+    sizeBytes: Number(stats.size),
+    startLine: 1,
+    endLine: total,
+    totalLines: total,
+    partial: false,
+  });
+  return Number(stats.size);
+}
+
+/** `write_workspace_file`. */
+export function writeWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
+  return defineTool({
+    name: 'write_workspace_file',
+    description:
+      "Create or replace a UTF-8 text file in the workspace (parent directories are created). Prefer edit_workspace_file to change part of an existing file. With overwrite=false an existing file is left alone and the call fails. Needs the user's approval. Files up to the workspace write limit (10 MB by default).",
+    input: z.object({
+      path: z.string().describe('File path relative to the workspace root'),
+      content: z.string(),
+      overwrite: z.boolean().default(true),
+    }),
+    policy: { riskLevel: 'medium', sideEffects: ['workspace_write'] },
+    group: GROUP,
+    boundary: BOUNDARY,
+    execute: async (input, context) => {
+      const root = await runtime.rootFor(context.invocation);
+      const target = await resolveWorkspacePath(root, input.path);
+      if (isPathError(target)) return target;
+      if (target.relative === '.' || target.kind === 'directory') {
+        return {
+          ok: false,
+          error_type: 'is_a_directory',
+          error_message: `${input.path} is a directory`,
+          path: input.path,
+        };
+      }
+      const bytes = Buffer.byteLength(input.content, 'utf8');
+      if (bytes > runtime.maxWriteBytes) return tooLarge(input.path, bytes, runtime.maxWriteBytes);
+      if (target.exists && !input.overwrite) {
+        return {
+          ok: false,
+          error_type: 'already_exists',
+          error_message: `workspace file already exists: ${input.path}`,
+          path: target.relative,
+        };
+      }
+      const created = await ensureParents(root, target.absolute);
+      const temp = tempName(target.absolute);
+      try {
+        await writeExclusive(temp, input.content);
+        if (input.overwrite) await rename(temp, target.absolute);
+        else {
+          await link(temp, target.absolute);
+          await unlink(temp);
+        }
+      } catch (error) {
+        await removeQuietly([temp], created);
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
+          return {
+            ok: false,
+            error_type: 'already_exists',
+            error_message: `workspace file already exists: ${input.path}`,
+            path: target.relative,
+          };
+        }
+        throw error;
+      }
+      const size = await recordWrite(runtime, context, target, input.content);
+      return { ok: true, path: target.relative, size };
+    },
+  });
+}
+
+/** `write_workspace_files`: up to 100 files, all or nothing. */
+export function writeWorkspaceFilesTool(runtime: WorkspaceRuntime): Tool {
+  return defineTool({
+    name: 'write_workspace_files',
+    description:
+      "Create or replace several text files at once (up to 100; more are ignored and truncated is set). All or nothing: if any file cannot be written, none is. Needs the user's approval.",
+    input: z.object({
+      files: z.array(z.object({ path: z.string(), content: z.string() })).min(1),
+      overwrite: z.boolean().default(true),
+    }),
+    policy: { riskLevel: 'medium', sideEffects: ['workspace_write'] },
+    group: GROUP,
+    boundary: BOUNDARY,
+    execute: async (input, context) => {
+      const root = await runtime.rootFor(context.invocation);
+      const batch = input.files.slice(0, MAX_BATCH);
+      const targets: ResolvedWorkspacePath[] = [];
+      const seen = new Set<string>();
+      for (const [index, file] of batch.entries()) {
+        const target = await resolveWorkspacePath(root, file.path);
+        if (isPathError(target)) return { ...target, failed_index: index, written: [] };
+        if (target.relative === '.' || target.kind === 'directory') {
+          return {
+            ok: false,
+            error_type: 'is_a_directory',
+            error_message: `${file.path} is a directory`,
+            path: file.path,
+            failed_index: index,
+            written: [],
+          };
+        }
+        if (seen.has(target.relative)) {
+          return {
+            ok: false,
+            error_type: 'duplicate_path',
+            error_message: `${file.path} appears twice`,
+            path: file.path,
+            failed_index: index,
+            written: [],
+          };
+        }
+        seen.add(target.relative);
+        const bytes = Buffer.byteLength(file.content, 'utf8');
+        if (bytes > runtime.maxWriteBytes)
+          return {
+            ...tooLarge(file.path, bytes, runtime.maxWriteBytes),
+            failed_index: index,
+            written: [],
+          };
+        if (target.exists && !input.overwrite) {
+          return {
+            ok: false,
+            error_type: 'already_exists',
+            error_message: `workspace file already exists: ${file.path}`,
+            path: target.relative,
+            failed_index: index,
+            written: [],
+          };
+        }
+        targets.push(target);
+      }
+      // Stage every file next to its target, then move them all into place; undo on any failure.
+      const createdDirs: string[] = [];
+      const temps: string[] = [];
+      const backups: { target: string; backup: string }[] = [];
+      const placed: string[] = [];
+      try {
+        for (const [index, target] of targets.entries()) {
+          createdDirs.push(...(await ensureParents(root, target.absolute)));
+          const temp = tempName(target.absolute);
+          temps.push(temp);
+          await writeExclusive(temp, batch[index]!.content);
+        }
+        for (const [index, target] of targets.entries()) {
+          if (target.exists) {
+            const backup = tempName(target.absolute);
+            await link(target.absolute, backup);
+            backups.push({ target: target.absolute, backup });
+            await rename(temps[index]!, target.absolute);
+          } else {
+            await link(temps[index]!, target.absolute);
+            await unlink(temps[index]!);
+          }
+          placed.push(target.absolute);
+        }
+      } catch (error) {
+        for (const { target, backup } of backups)
+          await rename(backup, target).catch(() => undefined);
+        const restored = new Set(backups.map((entry) => entry.target));
+        await removeQuietly(
+          [...temps, ...placed.filter((file) => !restored.has(file))],
+          createdDirs,
+        );
+        const code = (error as NodeJS.ErrnoException).code;
+        return {
+          ok: false,
+          error_type: code === 'EEXIST' ? 'already_exists' : 'write_failed',
+          error_message: `no file was written: ${code === 'EEXIST' ? 'a file appeared while writing' : 'a write failed'}`,
+          written: [],
+        };
+      }
+      for (const { backup } of backups) await rm(backup, { force: true });
+      const written = [];
+      for (const [index, target] of targets.entries()) {
+        written.push({
+          path: target.relative,
+          size: await recordWrite(runtime, context, target, batch[index]!.content),
+        });
+      }
+      return { ok: true, written, truncated: input.files.length > MAX_BATCH };
+    },
+  });
+}
+
+/** `delete_workspace_file`. */
+export function deleteWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
+  return defineTool({
+    name: 'delete_workspace_file',
+    description:
+      "Delete one file, or one empty directory, in the workspace. A symlink is removed itself, never what it points to. The workspace root cannot be deleted. Needs the user's approval.",
+    input: z.object({ path: z.string().describe('Path relative to the workspace root') }),
+    policy: { riskLevel: 'high', sideEffects: ['workspace_delete'] },
+    group: GROUP,
+    boundary: BOUNDARY,
+    execute: async (input, context) => {
+      const root = await runtime.rootFor(context.invocation);
+      const target = await resolveWorkspacePath(root, input.path, {
+        mustExist: true,
+        keepFinalSymlink: true,
+      });
+      if (isPathError(target)) return target;
+      if (target.relative === '.') {
+        return {
+          ok: false,
+          error_type: 'refuse_root',
+          error_message: 'refuse to delete workspace root',
+          path: input.path,
+        };
+      }
+      if (target.kind === 'directory') {
+        try {
+          await rmdir(target.absolute);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === 'ENOTEMPTY') {
+            return {
+              ok: false,
+              error_type: 'directory_not_empty',
+              error_message: `${input.path} is a directory that is not empty`,
+              path: target.relative,
+            };
+          }
+          throw error;
+        }
+      } else {
+        await unlink(target.absolute);
+      }
+      const { account, session } = runtime.keyOf(context.invocation);
+      runtime.readState.delete(account, session, target.relative);
+      return { ok: true, deleted: target.relative, type: target.kind };
+    },
+  });
+}
