@@ -10,6 +10,24 @@ export {
   resolveResultBudget,
 } from './budget/result-budget.js';
 export {
+  BUILTIN_TOOLS_ENV,
+  type BuiltinToolsMode,
+  type BuiltinToolsProfile,
+  parseBuiltinToolsMode,
+  parseBuiltinToolsProfile,
+} from './catalog/catalog-modes.js';
+export { DISPATCHER_ALIAS, DISPATCHER_NAME, TOOL_SEARCH_NAME } from './catalog/catalog-tools.js';
+export type { ExternalToolSpec, RegisterExternalToolsOptions } from './catalog/external-tools.js';
+export {
+  createToolCatalog,
+  DEFAULT_GROUP_ORDER,
+  FOCUSED_TOOL_NAMES,
+  type ToolCatalog,
+  type ToolCatalogOptions,
+  type ToolSelection,
+} from './catalog/tool-catalog.js';
+export type { ToolDescriptor } from './catalog/tool-descriptor.js';
+export {
   getInvocationContext,
   getInvocationContextOrEmpty,
   type InvocationContext,
@@ -99,6 +117,13 @@ export type {
   ToolResultBudgetOptions,
   ZodTool,
 } from './tool/tool.js';
-
+export {
+  createWorkspaceToolset,
+  type WorkspaceOptions,
+  type WorkspaceToolset,
+} from './toolsets/workspace/index.js';
+export type { ReadRecord, ReadStateStore } from './toolsets/workspace/read-state.js';
+export type { WorkspaceRootOption } from './toolsets/workspace/workspace-root.js';
+export type { WorkspaceRuntime } from './toolsets/workspace/workspace-runtime.js';
 export { canonicalDigest, canonicalJson } from './util/canonical-json.js';
 export { modelSafeErrorMessage, redactSecrets } from './util/sanitize-message.js';

@@ -1,0 +1,250 @@
+import { z } from 'zod';
+import { isApprovalRequired } from '../gateway/results.js';
+import { defineTool } from '../tool/define-tool.js';
+import type { Tool } from '../tool/tool.js';
+import { scoreDescriptor, searchTerms } from './search-scoring.js';
+import type { ToolDescriptor } from './tool-descriptor.js';
+
+/** Names of the catalogue's own tools. */
+export const DISPATCHER_NAME = 'tool_dispatcher';
+/** The legacy alias of `tool_dispatcher`. */
+export const DISPATCHER_ALIAS = 'agentengine_tool_dispatcher';
+/** The search tool's name. */
+export const TOOL_SEARCH_NAME = 'tool_search';
+const DISPATCHER_NAMES = new Set([DISPATCHER_NAME, DISPATCHER_ALIAS]);
+
+/** What the dispatcher and search tools need from the catalogue, bound to one scope. */
+export interface CatalogScope {
+  /** Descriptors of `include` (comma-separated groups, profiles or names) or of the scope's default; throws for unknown names. */
+  describe(include: string | undefined, profile: string | undefined): ToolDescriptor[];
+  /** The runnable tool with this name inside the scope, if any. */
+  findTool(name: string): Tool | undefined;
+  /** Descriptors `tool_search` ranks: the scope's plus external ones. */
+  searchable(profile: string | undefined, includeDisabled: boolean): ToolDescriptor[];
+}
+
+const ACTIONS: Record<string, 'list' | 'describe' | 'call'> = {
+  list: 'list',
+  ls: 'list',
+  search: 'list',
+  describe: 'describe',
+  get: 'describe',
+  info: 'describe',
+  call: 'call',
+  call_tool: 'call',
+  execute: 'call',
+  run: 'call',
+  invoke: 'call',
+};
+
+function parseArguments(
+  raw: unknown,
+):
+  | Record<string, unknown>
+  | { ok: false; error_type: string; error_message: string; [key: string]: unknown } {
+  if (raw === undefined || raw === null) return {};
+  if (typeof raw === 'string') {
+    const text = raw.trim();
+    if (text === '') return {};
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (error) {
+      return {
+        ok: false,
+        error_type: 'invalid_arguments_json',
+        error_message: `arguments is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+        arguments: raw.length > 500 ? `${raw.slice(0, 500)}…` : raw,
+      };
+    }
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
+      return { ...(parsed as Record<string, unknown>) };
+    return {
+      ok: false,
+      error_type: 'invalid_arguments_type',
+      error_message: 'arguments must be a JSON object',
+      arguments_type: Array.isArray(parsed) ? 'array' : parsed === null ? 'null' : typeof parsed,
+    };
+  }
+  if (typeof raw === 'object' && !Array.isArray(raw))
+    return { ...(raw as Record<string, unknown>) };
+  return {
+    ok: false,
+    error_type: 'invalid_arguments_type',
+    error_message: 'arguments must be a JSON object',
+    arguments_type: Array.isArray(raw) ? 'array' : typeof raw,
+  };
+}
+
+/** `tool_dispatcher` (or its alias): list, describe and call the tools in `scope`, every call through the gateway. */
+export function createToolDispatcher(scope: CatalogScope, name: string = DISPATCHER_NAME): Tool {
+  return defineTool({
+    name,
+    description: `Discover and call the available built-in tools through one entry point. action "list" shows the tools (optionally only "include": comma-separated groups such as workspace, or tool names); "describe" shows one tool's arguments, risk and whether it needs approval; "call" runs tool_name with arguments (a JSON object). Calls go through the same approval checks as direct calls: a call that needs the user's approval comes back as approval_required — wait for the user, do not retry.${name === DISPATCHER_ALIAS ? ` Alias of ${DISPATCHER_NAME}.` : ''}`,
+    input: z.object({
+      action: z.string().describe('list, describe or call'),
+      tool_name: z.string().nullish(),
+      arguments: z
+        .union([z.record(z.string(), z.unknown()), z.string()])
+        .nullish()
+        .describe('Arguments for call: a JSON object (or its JSON text)'),
+      include: z
+        .string()
+        .nullish()
+        .describe('For list: comma-separated groups, profiles or tool names'),
+      profile: z.string().nullish(),
+    }),
+    group: 'dispatcher',
+    boundary: 'local_ksadk_builtin_tools',
+    execute: async (input, context) => {
+      const requested = input.action.trim().toLowerCase();
+      let action = ACTIONS[requested];
+      let toolName = input.tool_name?.trim() ?? '';
+      if (!action && toolName === '' && scope.findTool(requested)) {
+        action = 'call';
+        toolName = requested;
+      }
+      if (!action) {
+        return {
+          ok: false,
+          error_type: 'unknown_action',
+          error_message: `Unknown action "${input.action}". Use list, describe or call.`,
+        };
+      }
+      if (action === 'list') {
+        try {
+          const tools = scope
+            .describe(input.include ?? undefined, input.profile ?? undefined)
+            .filter((d) => !DISPATCHER_NAMES.has(d.name));
+          return { ok: true, tools, tool_count: tools.length };
+        } catch (error) {
+          return {
+            ok: false,
+            error_type: 'unknown_tool',
+            error_message: error instanceof Error ? error.message : String(error),
+            tool_name: input.include ?? '',
+          };
+        }
+      }
+      if (toolName === '')
+        return {
+          ok: false,
+          error_type: 'missing_tool_name',
+          error_message: 'tool_name is required',
+        };
+      if (DISPATCHER_NAMES.has(toolName)) {
+        return {
+          ok: false,
+          error_type: 'dispatcher_self_call',
+          error_message: 'tool_dispatcher cannot call itself',
+          tool_name: DISPATCHER_NAME,
+        };
+      }
+      let descriptor: ToolDescriptor | undefined;
+      try {
+        descriptor = scope
+          .describe(toolName, input.profile ?? undefined)
+          .find((d) => d.name === toolName);
+      } catch {
+        descriptor = undefined;
+      }
+      if (!descriptor) {
+        return {
+          ok: false,
+          error_type: 'unknown_tool',
+          error_message: `Unknown AgentEngine tool: ${toolName}`,
+          tool_name: toolName,
+        };
+      }
+      if (action === 'describe') return { ok: true, tool: descriptor };
+      if (!descriptor.enabled) {
+        return {
+          ok: false,
+          error_type: 'tool_disabled',
+          error_message: `Tool is disabled: ${toolName}`,
+          tool_name: toolName,
+        };
+      }
+      const target = scope.findTool(toolName);
+      if (!target) {
+        return {
+          ok: false,
+          error_type: 'not_callable',
+          error_message: `${toolName} is run by the framework that registered it, not by the dispatcher`,
+          tool_name: toolName,
+        };
+      }
+      const args = parseArguments(input.arguments);
+      if (args['ok'] === false) return { ...args, tool_name: toolName };
+      const result = await context.gateway.invoke(target, args, {
+        callId: `${context.callId}:${toolName}`,
+        signal: context.signal,
+        ...(context.approval !== undefined ? { approval: context.approval } : {}),
+      });
+      if (isApprovalRequired(result)) return { ...result, dispatched_tool_name: toolName };
+      if (result.ok === false) {
+        return {
+          ok: false,
+          error_type:
+            typeof result['error_type'] === 'string' ? result['error_type'] : 'tool_error',
+          error_message:
+            typeof result['error_message'] === 'string'
+              ? result['error_message']
+              : `${toolName} failed`,
+          tool_name: toolName,
+          result,
+        };
+      }
+      return { ok: true, tool_name: toolName, result };
+    },
+  });
+}
+
+/** `tool_search`: ranks the scope's and the external tools for a query. */
+export function createToolSearch(scope: CatalogScope): Tool {
+  return defineTool({
+    name: TOOL_SEARCH_NAME,
+    description:
+      'Find tools for a task by keywords (English or Chinese), e.g. "edit a file" or "run a command". Returns the best matches with their arguments and risk, and deferred_tool_names you can ask to load. Use it when the tool you need is not in your list.',
+    input: z.object({
+      query: z.string(),
+      profile: z.string().nullish(),
+      max_results: z.number().int().min(1).max(50).default(8),
+      include_disabled: z.boolean().default(false),
+    }),
+    group: 'tools',
+    boundary: 'local_ksadk_builtin_tool_registry',
+    execute: (input) => {
+      const query = input.query.trim();
+      if (query === '')
+        return { ok: false, error_type: 'query_required', error_message: 'query is required' };
+      const terms = searchTerms(query);
+      const results = scope
+        .searchable(input.profile ?? undefined, input.include_disabled)
+        .filter((descriptor) => !DISPATCHER_NAMES.has(descriptor.name))
+        .map((descriptor) => scoreDescriptor(descriptor, terms))
+        .filter((scored) => scored.score > 0)
+        .sort((a, b) => b.score - a.score || (a.descriptor.name < b.descriptor.name ? -1 : 1))
+        .slice(0, input.max_results)
+        .map(({ descriptor, score, matched }) => ({
+          name: descriptor.name,
+          description: descriptor.description,
+          group: descriptor.group,
+          args: descriptor.args,
+          risk_level: descriptor.risk_level,
+          enabled: descriptor.enabled,
+          boundary: descriptor.boundary,
+          execution: descriptor.execution,
+          score,
+          reason: `matched: ${matched.slice(0, 4).join(', ')}`,
+        }));
+      return {
+        ok: true,
+        query,
+        profile: input.profile ?? 'coding',
+        results,
+        deferred_tool_names: results.map((result) => result.name),
+      };
+    },
+  });
+}
