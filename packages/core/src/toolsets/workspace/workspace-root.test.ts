@@ -1,0 +1,45 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runWithInvocationContext } from '../../context/invocation-context.js';
+import { createToolGateway } from '../../gateway/create-tool-gateway.js';
+import { createWorkspaceToolset } from './index.js';
+import { defaultWorkspaceRoot } from './workspace-root.js';
+
+let base: string;
+beforeEach(async () => {
+  base = await mkdtemp(path.join(tmpdir(), 'ksadk-root-'));
+});
+afterEach(() => rm(base, { recursive: true, force: true }));
+
+describe('workspace roots', () => {
+  it('defaults to <session dir>/workspace, honouring AGENTENGINE_UI_DIR and KSADK_PROJECT_DIR', () => {
+    expect(defaultWorkspaceRoot({ AGENTENGINE_UI_DIR: '/srv/ui' })).toBe('/srv/ui/workspace');
+    expect(defaultWorkspaceRoot({ KSADK_PROJECT_DIR: '/srv/app' })).toBe(
+      '/srv/app/.agentengine/ui/workspace',
+    );
+  });
+
+  it('can be a function of the invocation context, so each account has its own files', async () => {
+    const { tools } = createWorkspaceToolset({
+      root: (context) => path.join(base, context.accountId ?? 'anonymous'),
+      useRipgrep: false,
+    });
+    const gateway = createToolGateway({ approvalMode: 'full', env: {} });
+    const [write, read] = ['write_workspace_file', 'read_workspace_file'].map(
+      (name) => tools.find((tool) => tool.name === name)!,
+    );
+    await runWithInvocationContext({ accountId: 'acme' }, () =>
+      gateway.invoke(write!, { path: 'plan.txt', content: 'acme plan' }),
+    );
+    await runWithInvocationContext({ accountId: 'globex' }, () =>
+      gateway.invoke(write!, { path: 'plan.txt', content: 'globex plan' }),
+    );
+    expect(await readFile(path.join(base, 'acme', 'plan.txt'), 'utf8')).toBe('acme plan');
+    const globex = await runWithInvocationContext({ accountId: 'globex' }, () =>
+      gateway.invoke(read!, { path: 'plan.txt', include_line_numbers: false }),
+    );
+    expect(globex['content']).toBe('globex plan');
+  });
+});
