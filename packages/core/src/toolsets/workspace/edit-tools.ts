@@ -1,24 +1,23 @@
-import { randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
-import { open, rename, rm, stat } from 'node:fs/promises';
-import path from 'node:path';
+import { stat } from 'node:fs/promises';
 import { createTwoFilesPatch } from 'diff';
 import { z } from 'zod';
 import { budgetTextFields } from '../../budget/result-budget.js';
 import { defineTool } from '../../tool/define-tool.js';
 import type { Tool, ToolExecutionContext } from '../../tool/tool.js';
+import { replaceFileAtomically } from './atomic-file.js';
 import { applyEdit, type EditRequest } from './edit-matching.js';
 import { isTextFileError, readTextFile } from './text-file.js';
-import { splitLines } from './text-lines.js';
 import {
   isPathError,
   type ResolvedWorkspacePath,
   resolveWorkspacePath,
 } from './workspace-paths.js';
-import type { WorkspaceRuntime } from './workspace-runtime.js';
-
-const BOUNDARY = 'workspace_root';
-const GROUP = 'workspace';
+import {
+  recordFullRead,
+  WORKSPACE_BOUNDARY,
+  WORKSPACE_GROUP,
+  type WorkspaceRuntime,
+} from './workspace-runtime.js';
 
 type Loaded =
   | { loaded: true; target: ResolvedWorkspacePath; text: string }
@@ -73,38 +72,10 @@ async function saveEdit(
   before: string,
   after: string,
 ): Promise<Record<string, unknown>> {
-  const temp = path.join(
-    path.dirname(target.absolute),
-    `.ksadk-${randomBytes(8).toString('hex')}.tmp`,
-  );
   const mode = (await stat(target.absolute)).mode & 0o777;
-  try {
-    const handle = await open(
-      temp,
-      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
-      mode,
-    );
-    try {
-      await handle.writeFile(after, 'utf8');
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, target.absolute);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
-  const stats = await stat(target.absolute, { bigint: true });
-  const total = splitLines(after).length;
-  const { account, session } = runtime.keyOf(context.invocation);
-  runtime.readState.set(account, session, target.relative, {
-    mtimeNs: stats.mtimeNs,
-    sizeBytes: Number(stats.size),
-    startLine: 1,
-    endLine: total,
-    totalLines: total,
-    partial: false,
-  });
+  await replaceFileAtomically(target.absolute, after, mode);
+  const size = await recordFullRead(runtime, context.invocation, target, after);
+  const mtimeNs = (await stat(target.absolute, { bigint: true })).mtimeNs;
   const diff = createTwoFilesPatch(
     `${target.relative} before`,
     `${target.relative} after`,
@@ -125,8 +96,8 @@ async function saveEdit(
     original_chars: budgeted['diff_original_chars'],
     preview_chars: budgeted['diff_preview_chars'],
     ...(budgeted['persisted_outputs'] ? { persisted_outputs: budgeted['persisted_outputs'] } : {}),
-    size: Number(stats.size),
-    mtime_ns: Number(stats.mtimeNs),
+    size,
+    mtime_ns: Number(mtimeNs),
   };
 }
 
@@ -166,8 +137,8 @@ export function editWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
       "Replace exact text in a workspace file you have read (read_workspace_file first; it fails with file_not_read or file_modified_since_read otherwise). old_text must match once (or expected_replacements times) unless replace_all; on no match you get nearby_candidates, on several you get matches with line numbers. Returns a unified diff. Needs the user's approval.",
     input: z.object({ path: z.string(), ...editShape }),
     policy: { riskLevel: 'medium', sideEffects: ['workspace_edit'] },
-    group: GROUP,
-    boundary: BOUNDARY,
+    group: WORKSPACE_GROUP,
+    boundary: WORKSPACE_BOUNDARY,
     execute: async (input, context) => {
       if (input.old_text === '') {
         return {
@@ -215,8 +186,8 @@ export function multiEditWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
         .describe('Default for edits that do not set replace_all'),
     }),
     policy: { riskLevel: 'medium', sideEffects: ['workspace_edit'] },
-    group: GROUP,
-    boundary: BOUNDARY,
+    group: WORKSPACE_GROUP,
+    boundary: WORKSPACE_BOUNDARY,
     execute: async (input, context) => {
       const empty = input.edits.findIndex((edit) => edit.old_text === '');
       if (empty !== -1) {

@@ -5,7 +5,7 @@ import type { Tool } from '../../tool/tool.js';
 import { isTextFileError, readTextFile } from './text-file.js';
 import { splitLines } from './text-lines.js';
 import { isPathError, resolveWorkspacePath } from './workspace-paths.js';
-import type { WorkspaceRuntime } from './workspace-runtime.js';
+import { WORKSPACE_BOUNDARY, WORKSPACE_GROUP, type WorkspaceRuntime } from './workspace-runtime.js';
 
 type Language = 'python' | 'json' | 'markdown' | 'text' | 'javascript' | 'typescript';
 
@@ -188,8 +188,8 @@ export function lintWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
           'auto (from the extension), python, json, markdown, text, javascript, typescript',
         ),
     }),
-    group: 'workspace',
-    boundary: 'workspace_root',
+    group: WORKSPACE_GROUP,
+    boundary: WORKSPACE_BOUNDARY,
     execute: async (input, context) => {
       const root = await runtime.rootFor(context.invocation);
       const target = await resolveWorkspacePath(root, input.path, { mustExist: true });

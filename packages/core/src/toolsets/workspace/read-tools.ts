@@ -6,10 +6,7 @@ import { isTextFileError, readTextFile } from './text-file.js';
 import { splitLines } from './text-lines.js';
 import { globFilter, walkWorkspace } from './walk.js';
 import { isPathError, resolveWorkspacePath } from './workspace-paths.js';
-import type { WorkspaceRuntime } from './workspace-runtime.js';
-
-const BOUNDARY = 'workspace_root';
-const GROUP = 'workspace';
+import { WORKSPACE_BOUNDARY, WORKSPACE_GROUP, type WorkspaceRuntime } from './workspace-runtime.js';
 
 /** `workspace_status`: a quick look at what the workspace holds. */
 export function workspaceStatusTool(runtime: WorkspaceRuntime): Tool {
@@ -18,8 +15,8 @@ export function workspaceStatusTool(runtime: WorkspaceRuntime): Tool {
     description:
       'Summarise the workspace: how many files it holds and the first 50 paths with sizes. Use it to orient yourself before reading or editing. Paths are relative to the workspace root; nothing outside it is visible.',
     input: z.object({}),
-    group: GROUP,
-    boundary: BOUNDARY,
+    group: WORKSPACE_GROUP,
+    boundary: WORKSPACE_BOUNDARY,
     execute: async (_input, context) => {
       const root = await runtime.rootFor(context.invocation);
       const walk = await walkWorkspace(root, root, { recursive: true, signal: context.signal });
@@ -53,8 +50,8 @@ export function listWorkspaceFilesTool(runtime: WorkspaceRuntime): Tool {
       max_results: z.number().int().min(1).max(5000).default(500),
       sort_by: z.enum(['name', 'mtime', 'size']).default('name'),
     }),
-    group: GROUP,
-    boundary: BOUNDARY,
+    group: WORKSPACE_GROUP,
+    boundary: WORKSPACE_BOUNDARY,
     execute: async (input, context) => {
       const root = await runtime.rootFor(context.invocation);
       const target = await resolveWorkspacePath(root, input.path, { mustExist: true });
@@ -132,8 +129,8 @@ export function readWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
         .describe('Inline character budget (1000–100000)'),
       include_line_numbers: z.boolean().default(true),
     }),
-    group: GROUP,
-    boundary: BOUNDARY,
+    group: WORKSPACE_GROUP,
+    boundary: WORKSPACE_BOUNDARY,
     execute: async (input, context) => {
       const root = await runtime.rootFor(context.invocation);
       const target = await resolveWorkspacePath(root, input.path, { mustExist: true });

@@ -4,7 +4,7 @@ import { defineTool } from '../../tool/define-tool.js';
 import type { Tool } from '../../tool/tool.js';
 import { compileQuery, searchWorkspace } from './search/search-files.js';
 import { isPathError, resolveWorkspacePath } from './workspace-paths.js';
-import type { WorkspaceRuntime } from './workspace-runtime.js';
+import { WORKSPACE_BOUNDARY, WORKSPACE_GROUP, type WorkspaceRuntime } from './workspace-runtime.js';
 
 /** `search_workspace_files`. */
 export function searchWorkspaceFilesTool(runtime: WorkspaceRuntime): Tool {
@@ -24,8 +24,8 @@ export function searchWorkspaceFilesTool(runtime: WorkspaceRuntime): Tool {
       context_lines: z.number().int().min(0).max(20).default(0),
       max_results: z.number().int().min(1).max(5000).default(100),
     }),
-    group: 'workspace',
-    boundary: 'workspace_root',
+    group: WORKSPACE_GROUP,
+    boundary: WORKSPACE_BOUNDARY,
     execute: async (input, context) => {
       if (input.query === '')
         return { ok: false, error_type: 'query_required', error_message: 'query is required' };

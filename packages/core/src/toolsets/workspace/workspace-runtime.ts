@@ -1,10 +1,17 @@
+import { stat } from 'node:fs/promises';
 import type { InvocationContext } from '../../context/invocation-context.js';
 import { createReadStateStore, type ReadStateStore } from './read-state.js';
+import { splitLines } from './text-lines.js';
 import {
   defaultWorkspaceRoot,
   resolveWorkspaceRoot,
   type WorkspaceRootOption,
 } from './workspace-root.js';
+
+/** The catalogue group of the workspace tools. */
+export const WORKSPACE_GROUP = 'workspace';
+/** The boundary the workspace tools report. */
+export const WORKSPACE_BOUNDARY = 'workspace_root';
 
 /** Options for {@link createWorkspaceToolset}. */
 export interface WorkspaceOptions {
@@ -43,4 +50,28 @@ export function createWorkspaceRuntime(options: WorkspaceOptions = {}): Workspac
       session: context.sessionId ?? 'default',
     }),
   };
+}
+
+/**
+ * Records that a session now knows the whole of a file it just wrote, so it can edit it next
+ * without reading it again. Returns the file's size in bytes.
+ */
+export async function recordFullRead(
+  runtime: WorkspaceRuntime,
+  context: InvocationContext,
+  target: { relative: string; absolute: string },
+  text: string,
+): Promise<number> {
+  const stats = await stat(target.absolute, { bigint: true });
+  const total = splitLines(text).length;
+  const { account, session } = runtime.keyOf(context);
+  runtime.readState.set(account, session, target.relative, {
+    mtimeNs: stats.mtimeNs,
+    sizeBytes: Number(stats.size),
+    startLine: 1,
+    endLine: total,
+    totalLines: total,
+    partial: false,
+  });
+  return Number(stats.size);
 }

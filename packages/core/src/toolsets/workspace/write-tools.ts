@@ -1,24 +1,22 @@
-import { randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
-import { link, mkdir, open, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
+import { link, mkdir, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { defineTool } from '../../tool/define-tool.js';
 import type { Tool } from '../../tool/tool.js';
+import { tempPathFor, writeNewFile } from './atomic-file.js';
 import {
   isPathError,
   type ResolvedWorkspacePath,
   resolveWorkspacePath,
 } from './workspace-paths.js';
-import type { WorkspaceRuntime } from './workspace-runtime.js';
+import {
+  recordFullRead,
+  WORKSPACE_BOUNDARY,
+  WORKSPACE_GROUP,
+  type WorkspaceRuntime,
+} from './workspace-runtime.js';
 
-const BOUNDARY = 'workspace_root';
-const GROUP = 'workspace';
 const MAX_BATCH = 100;
-
-/** A short, unique temporary name next to `target` (so a rename into place stays on one file system). */
-const tempName = (target: string): string =>
-  path.join(path.dirname(target), `.ksadk-${randomBytes(8).toString('hex')}.tmp`);
 
 /** Creates missing parent directories of `target` (inside the root) and returns the ones it made, deepest last. */
 async function ensureParents(root: string, target: string): Promise<string[]> {
@@ -46,19 +44,6 @@ async function ensureParents(root: string, target: string): Promise<string[]> {
   return created;
 }
 
-async function writeExclusive(file: string, content: string): Promise<void> {
-  const handle = await open(
-    file,
-    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
-    0o644,
-  );
-  try {
-    await handle.writeFile(content, 'utf8');
-  } finally {
-    await handle.close();
-  }
-}
-
 async function removeQuietly(files: string[], dirs: string[]): Promise<void> {
   for (const file of files) await rm(file, { force: true });
   for (const dir of [...dirs].reverse()) await rmdir(dir).catch(() => undefined);
@@ -73,26 +58,6 @@ function tooLarge(shown: string, bytes: number, max: number) {
   };
 }
 
-async function recordWrite(
-  runtime: WorkspaceRuntime,
-  context: Parameters<Tool['execute']>[1],
-  target: ResolvedWorkspacePath,
-  content: string,
-): Promise<number> {
-  const stats = await stat(target.absolute, { bigint: true });
-  const { account, session } = runtime.keyOf(context.invocation);
-  const total = content === '' ? 0 : content.split('\n').length - (content.endsWith('\n') ? 1 : 0);
-  runtime.readState.set(account, session, target.relative, {
-    mtimeNs: stats.mtimeNs,
-    sizeBytes: Number(stats.size),
-    startLine: 1,
-    endLine: total,
-    totalLines: total,
-    partial: false,
-  });
-  return Number(stats.size);
-}
-
 /** `write_workspace_file`. */
 export function writeWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
   return defineTool({
@@ -105,8 +70,8 @@ export function writeWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
       overwrite: z.boolean().default(true),
     }),
     policy: { riskLevel: 'medium', sideEffects: ['workspace_write'] },
-    group: GROUP,
-    boundary: BOUNDARY,
+    group: WORKSPACE_GROUP,
+    boundary: WORKSPACE_BOUNDARY,
     execute: async (input, context) => {
       const root = await runtime.rootFor(context.invocation);
       const target = await resolveWorkspacePath(root, input.path);
@@ -130,9 +95,9 @@ export function writeWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
         };
       }
       const created = await ensureParents(root, target.absolute);
-      const temp = tempName(target.absolute);
+      const temp = tempPathFor(target.absolute);
       try {
-        await writeExclusive(temp, input.content);
+        await writeNewFile(temp, input.content);
         if (input.overwrite) await rename(temp, target.absolute);
         else {
           await link(temp, target.absolute);
@@ -150,7 +115,7 @@ export function writeWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
         }
         throw error;
       }
-      const size = await recordWrite(runtime, context, target, input.content);
+      const size = await recordFullRead(runtime, context.invocation, target, input.content);
       return { ok: true, path: target.relative, size };
     },
   });
@@ -167,8 +132,8 @@ export function writeWorkspaceFilesTool(runtime: WorkspaceRuntime): Tool {
       overwrite: z.boolean().default(true),
     }),
     policy: { riskLevel: 'medium', sideEffects: ['workspace_write'] },
-    group: GROUP,
-    boundary: BOUNDARY,
+    group: WORKSPACE_GROUP,
+    boundary: WORKSPACE_BOUNDARY,
     execute: async (input, context) => {
       const root = await runtime.rootFor(context.invocation);
       const batch = input.files.slice(0, MAX_BATCH);
@@ -225,13 +190,13 @@ export function writeWorkspaceFilesTool(runtime: WorkspaceRuntime): Tool {
       try {
         for (const [index, target] of targets.entries()) {
           createdDirs.push(...(await ensureParents(root, target.absolute)));
-          const temp = tempName(target.absolute);
+          const temp = tempPathFor(target.absolute);
           temps.push(temp);
-          await writeExclusive(temp, batch[index]!.content);
+          await writeNewFile(temp, batch[index]!.content);
         }
         for (const [index, target] of targets.entries()) {
           if (target.exists) {
-            const backup = tempName(target.absolute);
+            const backup = tempPathFor(target.absolute);
             await link(target.absolute, backup);
             backups.push({ target: target.absolute, backup });
             await rename(temps[index]!, target.absolute);
@@ -262,7 +227,7 @@ export function writeWorkspaceFilesTool(runtime: WorkspaceRuntime): Tool {
       for (const [index, target] of targets.entries()) {
         written.push({
           path: target.relative,
-          size: await recordWrite(runtime, context, target, batch[index]!.content),
+          size: await recordFullRead(runtime, context.invocation, target, batch[index]!.content),
         });
       }
       return { ok: true, written, truncated: input.files.length > MAX_BATCH };
@@ -278,8 +243,8 @@ export function deleteWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
       "Delete one file, or one empty directory, in the workspace. A symlink is removed itself, never what it points to. The workspace root cannot be deleted. Needs the user's approval.",
     input: z.object({ path: z.string().describe('Path relative to the workspace root') }),
     policy: { riskLevel: 'high', sideEffects: ['workspace_delete'] },
-    group: GROUP,
-    boundary: BOUNDARY,
+    group: WORKSPACE_GROUP,
+    boundary: WORKSPACE_BOUNDARY,
     execute: async (input, context) => {
       const root = await runtime.rootFor(context.invocation);
       const target = await resolveWorkspacePath(root, input.path, {
