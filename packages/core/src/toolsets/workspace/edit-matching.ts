@@ -1,4 +1,3 @@
-import { diffChars } from 'diff';
 import { splitLines } from './text-lines.js';
 
 const CURLY_TO_STRAIGHT: Record<string, string> = {
@@ -47,8 +46,10 @@ export function findNeedle(
   return undefined;
 }
 
+type DiffChars = typeof import('diff').diffChars;
+
 /** Similarity of two strings in [0, 1]: 2 × shared characters / total length. */
-export function similarity(a: string, b: string): number {
+export function similarity(a: string, b: string, diffChars: DiffChars): number {
   if (a.length + b.length === 0) return 1;
   let shared = 0;
   for (const part of diffChars(a, b)) if (!part.added && !part.removed) shared += part.value.length;
@@ -61,6 +62,7 @@ const snippet = (line: string): string => (line.length > 160 ? `${line.slice(0, 
 export function nearbyCandidates(
   text: string,
   needle: string,
+  diffChars: DiffChars,
 ): { line: number; text: string; snippet: string; score: number }[] {
   const target = normalizeQuotes(needle.trim());
   const probe = target.slice(0, Math.min(4, target.length));
@@ -70,7 +72,7 @@ export function nearbyCandidates(
   lines.forEach((line, index) => {
     const normalized = normalizeQuotes(line.trim());
     if (normalized === '') return;
-    const score = similarity(firstLine, normalized);
+    const score = similarity(firstLine, normalized, diffChars);
     if ((probe !== '' && normalized.includes(probe)) || score > 0.45) {
       candidates.push({
         line: index + 1,
@@ -121,7 +123,7 @@ export type EditOutcome =
  * (`snippet_not_found` with `nearby_candidates`) or, without `replace_all`, when the number of
  * occurrences differs from `expected_replacements` (`ambiguous_edit` with `matches`).
  */
-export function applyEdit(text: string, edit: EditRequest): EditOutcome {
+export function applyEdit(text: string, edit: EditRequest, diffChars: DiffChars): EditOutcome {
   if (edit.old_text === '') {
     return {
       ok: false,
@@ -137,7 +139,7 @@ export function applyEdit(text: string, edit: EditRequest): EditOutcome {
       error_type: 'snippet_not_found',
       error_message: 'old_text was not found in the file',
       occurrences: 0,
-      nearby_candidates: nearbyCandidates(text, edit.old_text),
+      nearby_candidates: nearbyCandidates(text, edit.old_text, diffChars),
       suggested_action:
         'Use one of nearby_candidates as old_text, or re-read the file with line numbers and copy the exact text.',
     };

@@ -1,11 +1,11 @@
 import { stat } from 'node:fs/promises';
-import { createTwoFilesPatch } from 'diff';
 import { z } from 'zod';
 import { budgetTextFields } from '../../budget/result-budget.js';
 import { defineTool } from '../../tool/define-tool.js';
 import type { Tool, ToolExecutionContext } from '../../tool/tool.js';
 import { replaceFileAtomically } from './atomic-file.js';
 import { applyEdit, type EditRequest } from './edit-matching.js';
+import { loadDiff } from './lazy-deps.js';
 import { isTextFileError, readTextFile } from './text-file.js';
 import {
   isPathError,
@@ -76,6 +76,7 @@ async function saveEdit(
   await replaceFileAtomically(target.absolute, after, mode);
   const size = await recordFullRead(runtime, context.invocation, target, after);
   const mtimeNs = (await stat(target.absolute, { bigint: true })).mtimeNs;
+  const { createTwoFilesPatch } = await loadDiff();
   const diff = createTwoFilesPatch(
     `${target.relative} before`,
     `${target.relative} after`,
@@ -150,7 +151,8 @@ export function editWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
       }
       const loaded = await loadForEdit(runtime, context, input.path);
       if (!loaded.loaded) return loaded.failure;
-      const outcome = applyEdit(loaded.text, toEditRequest(input));
+      const { diffChars } = await loadDiff();
+      const outcome = applyEdit(loaded.text, toEditRequest(input), diffChars);
       if (!outcome.ok) return { ...outcome, path: loaded.target.relative };
       const saved = await saveEdit(
         runtime,
@@ -201,6 +203,7 @@ export function multiEditWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
       }
       const loaded = await loadForEdit(runtime, context, input.path);
       if (!loaded.loaded) return loaded.failure;
+      const { diffChars } = await loadDiff();
       let text = loaded.text;
       const reports: {
         index: number;
@@ -212,6 +215,7 @@ export function multiEditWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
         const outcome = applyEdit(
           text,
           toEditRequest({ ...edit, replace_all: edit.replace_all ?? input.replace_all }),
+          diffChars,
         );
         if (!outcome.ok) {
           return {

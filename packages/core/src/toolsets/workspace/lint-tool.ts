@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { z } from 'zod';
 import { defineTool } from '../../tool/define-tool.js';
 import type { Tool } from '../../tool/tool.js';
@@ -142,7 +141,8 @@ async function typescriptIssues(text: string, fileName: string): Promise<LintIss
 const PYTHON_CHECK =
   'import ast,json,sys\nsrc=sys.stdin.read()\ntry:\n ast.parse(src)\n print(json.dumps([]))\nexcept SyntaxError as e:\n print(json.dumps([{"line":e.lineno or 1,"column":e.offset or 1,"message":e.msg}]))\n';
 
-function pythonIssues(text: string): Promise<LintIssue[] | undefined> {
+async function pythonIssues(text: string): Promise<LintIssue[] | undefined> {
+  const { spawn } = await import('node:child_process');
   return new Promise((resolve) => {
     const child = spawn('python3', ['-I', '-c', PYTHON_CHECK], {
       stdio: ['pipe', 'pipe', 'ignore'],

@@ -56,7 +56,7 @@ export function listWorkspaceFilesTool(runtime: WorkspaceRuntime): Tool {
       const root = await runtime.rootFor(context.invocation);
       const target = await resolveWorkspacePath(root, input.path, { mustExist: true });
       if (isPathError(target)) return target;
-      const matches = globFilter(input.glob);
+      const matches = await globFilter(input.glob);
       const walk =
         target.kind === 'directory'
           ? await walkWorkspace(root, target.absolute, {

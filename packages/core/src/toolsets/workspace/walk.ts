@@ -1,6 +1,6 @@
 import { lstat, readdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import picomatch from 'picomatch';
+import { loadPicomatch } from './lazy-deps.js';
 
 /** One entry found while walking a workspace. */
 export interface WalkEntry {
@@ -120,10 +120,11 @@ export async function walkWorkspace(
  * name (so `*.py` finds Python files at any depth, `src/*.py` only directly under `src`);
  * dot files are matched like any other. No pattern matches everything.
  */
-export function globFilter(
+export async function globFilter(
   pattern: string | undefined | null,
-): (entry: { path: string; name: string }) => boolean {
+): Promise<(entry: { path: string; name: string }) => boolean> {
   if (!pattern) return () => true;
+  const picomatch = await loadPicomatch();
   const isMatch = picomatch(pattern, { dot: true });
   return (entry) => isMatch(entry.path) || isMatch(entry.name);
 }

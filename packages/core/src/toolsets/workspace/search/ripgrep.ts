@@ -1,19 +1,20 @@
-import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 
 let available: Promise<boolean> | undefined;
 
 /** Whether an `rg` executable is on PATH (checked once per process). */
 export function ripgrepAvailable(): Promise<boolean> {
-  available ??= new Promise((resolve) => {
-    const child = spawn('rg', ['--version'], {
-      stdio: 'ignore',
-      env: { PATH: process.env['PATH'] ?? '' },
-    });
-    child.once('error', () => resolve(false));
-    child.once('exit', (code) => resolve(code === 0));
-  });
+  available ??= import('node:child_process').then(
+    ({ spawn }) =>
+      new Promise<boolean>((resolve) => {
+        const child = spawn('rg', ['--version'], {
+          stdio: 'ignore',
+          env: { PATH: process.env['PATH'] ?? '' },
+        });
+        child.once('error', () => resolve(false));
+        child.once('exit', (code) => resolve(code === 0));
+      }),
+  );
   return available;
 }
 
@@ -41,7 +42,12 @@ export interface RipgrepOptions {
  * honoured or followed, matching the in-process search; files in which ripgrep detects binary
  * data are dropped entirely. Rejects on a non-0/1 exit, a timeout or a spawn error.
  */
-export function ripgrepMatches(options: RipgrepOptions): Promise<Map<string, Set<number>>> {
+export async function ripgrepMatches(options: RipgrepOptions): Promise<Map<string, Set<number>>> {
+  // Loaded on first use: importing @ksadk/core must stay cheap.
+  const [{ spawn }, { createInterface }] = await Promise.all([
+    import('node:child_process'),
+    import('node:readline'),
+  ]);
   const args = [
     '--no-config',
     '--json',

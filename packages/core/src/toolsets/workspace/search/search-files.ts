@@ -122,7 +122,7 @@ export async function searchWorkspace(
       signal: options.signal,
     });
     skipped = walk.skipped;
-    const matches = globFilter(options.glob);
+    const matches = await globFilter(options.glob);
     candidates = walk.entries.filter(
       (entry) => entry.type === 'file' && entry.size <= MAX_SEARCH_FILE_BYTES && matches(entry),
     );
