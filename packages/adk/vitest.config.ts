@@ -11,6 +11,6 @@ export default defineConfig({
     include: ['src/**/*.test.ts'],
     restoreMocks: true,
     unstubEnvs: true,
-    testTimeout: 20_000,
+    testTimeout: 30_000,
   },
 });
