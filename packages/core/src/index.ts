@@ -78,6 +78,43 @@ export {
   type ToolResult,
   toolError,
 } from './gateway/results.js';
+export {
+  type LoadMcpToolsetsOptions,
+  loadMcpToolsets,
+  loadMcpToolsetsFromEnv,
+  type McpLoadResult,
+} from './mcp/load-mcp-toolsets.js';
+export {
+  loadMcpServerConfigsFromEnv,
+  MCP_ENV,
+  type McpConfigProblem,
+  type McpConfigResult,
+  type McpServerConfig,
+  mcpDedupeKey,
+  mcpToolsEnabled,
+  parseMcpServerConfigs,
+} from './mcp/mcp-config.js';
+export {
+  createMcpToolset,
+  type McpToolProblem,
+  type McpToolset,
+  type McpToolsetOptions,
+  mapMcpCallResult,
+} from './mcp/mcp-toolset.js';
+export type {
+  KnowledgeBase,
+  KnowledgePassage,
+  MemoryBackend,
+  MemoryEntry,
+  MemoryRecord,
+  MemoryScope,
+  ScoredMemory,
+} from './memory/memory-backend.js';
+export {
+  createFileMemoryBackend,
+  createInMemoryMemoryBackend,
+  type MemoryStoreLimits,
+} from './memory/memory-stores.js';
 export { toolJsonSchema } from './schema/canonical-schema.js';
 export { toGeminiSchema } from './schema/gemini-schema.js';
 export { normalizeStrictInput } from './schema/normalize-strict-input.js';
@@ -117,6 +154,13 @@ export type {
   ToolResultBudgetOptions,
   ZodTool,
 } from './tool/tool.js';
+export {
+  createMemoryToolset,
+  MEMORY_ENV,
+  type MemoryFromEnv,
+  type MemoryToolsetOptions,
+  memoryToolsetFromEnv,
+} from './toolsets/memory/index.js';
 export {
   createWorkspaceToolset,
   type WorkspaceOptions,

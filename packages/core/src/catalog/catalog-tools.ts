@@ -176,6 +176,19 @@ export function createToolDispatcher(scope: CatalogScope, name: string = DISPATC
       }
       const args = parseArguments(input.arguments);
       if (args['ok'] === false) return { ...args, tool_name: toolName };
+      // Compatibility: save_memory given {key, value} saves "key: value".
+      if (
+        toolName === 'save_memory' &&
+        args['content'] === undefined &&
+        'key' in args &&
+        'value' in args
+      ) {
+        const value = args['value'];
+        args['content'] =
+          `${String(args['key'])}: ${typeof value === 'string' ? value : JSON.stringify(value)}`;
+        delete args['key'];
+        delete args['value'];
+      }
       const result = await context.gateway.invoke(target, args, {
         callId: `${context.callId}:${toolName}`,
         signal: context.signal,

@@ -485,7 +485,19 @@ export function createToolGateway(options: ToolGatewayOptions = {}): ToolGateway
   ): Promise<ToolResult> => {
     let shaped = result;
     const toolBudget = tool.resultBudget;
-    if (toolBudget) {
+    const fieldLimit = toolBudget
+      ? Math.min(narrowBudget(budget, toolBudget).maxChars, budget.persistThresholdChars)
+      : 0;
+    const oversized =
+      toolBudget?.fields.some((field) => {
+        const value = result[field];
+        return (
+          value !== undefined &&
+          value !== null &&
+          (typeof value === 'string' ? value.length : JSON.stringify(value).length) > fieldLimit
+        );
+      }) ?? false;
+    if (toolBudget && oversized) {
       shaped = (await budgetTextFields(shaped, tool.name, toolBudget.fields, {
         budget: narrowBudget(budget, toolBudget),
         metadata: { toolCallId: callId },

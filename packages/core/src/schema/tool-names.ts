@@ -45,8 +45,10 @@ export interface ToolNameRegistry {
   /**
    * Registers an original name and returns the model-facing name, or `undefined` when the same
    * original was already registered (reported as a `duplicate` conflict, never shadowed).
+   * `desired` is the name wanted for it (default: the original itself), sanitised; when it is
+   * taken by another original, a hash suffix is added and the collision reported.
    */
-  register(original: string): string | undefined;
+  register(original: string, desired?: string): string | undefined;
   /** The original name behind a model-facing name. */
   originalOf(name: string): string | undefined;
   /** The model-facing name given to an original. */
@@ -73,13 +75,13 @@ export function createToolNameRegistry(): ToolNameRegistry {
   const byOriginal = new Map<string, string>();
   const conflicts: ToolNameConflict[] = [];
   return {
-    register(original) {
+    register(original, desired = original) {
       const taken = byOriginal.get(original);
       if (taken !== undefined) {
         conflicts.push({ kind: 'duplicate', original, name: taken, existing: original });
         return undefined;
       }
-      let name = sanitizeToolName(original);
+      let name = sanitizeToolName(desired);
       const holder = byName.get(name);
       if (holder !== undefined) {
         let salt = 0;

@@ -1,0 +1,120 @@
+import { KsadkError } from '../errors/ksadk-error.js';
+import { createToolNameRegistry } from '../schema/tool-names.js';
+import type { Tool } from '../tool/tool.js';
+import { modelSafeErrorMessage } from '../util/sanitize-message.js';
+import {
+  loadMcpServerConfigsFromEnv,
+  type McpServerConfig,
+  mcpDedupeKey,
+  mcpToolsEnabled,
+  parseMcpServerConfigs,
+} from './mcp-config.js';
+import { createMcpToolset, type McpToolset } from './mcp-toolset.js';
+
+/** Options for {@link loadMcpToolsets}. */
+export interface LoadMcpToolsetsOptions {
+  /** Throw on the first configuration problem, unreachable server or name conflict instead of reporting it. */
+  strict?: boolean;
+  /** The `fetch` the transports use. */
+  fetch?: typeof fetch;
+}
+
+/** Everything that came out of loading MCP servers. */
+export interface McpLoadResult {
+  /** One toolset per reachable, distinct server, in configuration order. */
+  readonly toolsets: McpToolset[];
+  /** Their tools, in order, with names unique across servers. */
+  readonly tools: Tool[];
+  /** Every configuration problem, skipped duplicate, unreachable server and name conflict. */
+  readonly problems: string[];
+  /** Ends every session. */
+  close(): Promise<void>;
+}
+
+/**
+ * Connects to MCP servers (concurrently) and collects their tools. Servers are de-duplicated by
+ * `url|prefix`; a server that cannot be reached is reported and skipped; two servers offering the
+ * same tool name are both kept, the later one with a hash suffix, and the collision reported.
+ *
+ * @throws {KsadkError} `invalid_config` with `strict`, listing what went wrong.
+ */
+export async function loadMcpToolsets(
+  configs: readonly McpServerConfig[] | unknown,
+  options: LoadMcpToolsetsOptions = {},
+): Promise<McpLoadResult> {
+  const parsed = parseMcpServerConfigs(configs, 'mcp servers');
+  const problems = parsed.problems.map((problem) => problem.message);
+  const names = createToolNameRegistry();
+  const seen = new Set<string>();
+  const candidates: McpToolset[] = [];
+  for (const config of parsed.configs) {
+    const key = mcpDedupeKey(config);
+    if (seen.has(key)) {
+      problems.push(`MCP server ${config.name}: same url and prefix as an earlier server, skipped`);
+      continue;
+    }
+    seen.add(key);
+    candidates.push(
+      createMcpToolset(config, { names, ...(options.fetch ? { fetch: options.fetch } : {}) }),
+    );
+  }
+  const reached = await Promise.allSettled(candidates.map((toolset) => toolset.prefetch()));
+  const toolsets: McpToolset[] = [];
+  const tools: Tool[] = [];
+  for (const [index, toolset] of candidates.entries()) {
+    const outcome = reached[index]!;
+    if (outcome.status === 'rejected') {
+      problems.push(
+        `MCP server ${toolset.name} is unreachable: ${modelSafeErrorMessage(outcome.reason)}`,
+      );
+      await toolset.close();
+      continue;
+    }
+    tools.push(...(await toolset.tools()));
+    problems.push(
+      ...toolset.problems.map(
+        (problem) => `MCP server ${problem.server}, tool ${problem.tool}: ${problem.message}`,
+      ),
+    );
+    toolsets.push(toolset);
+  }
+  for (const conflict of names.conflicts) {
+    if (conflict.kind === 'collision') {
+      problems.push(
+        `MCP tool name ${conflict.original} collides with ${conflict.existing}; it is offered as ${conflict.name}`,
+      );
+    }
+  }
+  const close = async (): Promise<void> => {
+    await Promise.allSettled(toolsets.map((toolset) => toolset.close()));
+  };
+  if (options.strict && problems.length > 0) {
+    await close();
+    throw new KsadkError('invalid_config', `MCP loading failed: ${problems.join('; ')}`, {
+      details: { problems },
+    });
+  }
+  return { toolsets, tools, problems, close };
+}
+
+/**
+ * Loads the servers of `KSADK_MCP_SERVERS` unless `KSADK_ENABLE_MCP_TOOLS` turns MCP off.
+ *
+ * @throws {KsadkError} `invalid_config` with `strict`.
+ */
+export async function loadMcpToolsetsFromEnv(
+  options: LoadMcpToolsetsOptions & { env?: NodeJS.ProcessEnv } = {},
+): Promise<McpLoadResult> {
+  const env = options.env ?? process.env;
+  if (!mcpToolsEnabled(env))
+    return { toolsets: [], tools: [], problems: [], close: async () => undefined };
+  const { configs, problems } = loadMcpServerConfigsFromEnv({
+    env,
+    strict: options.strict ?? false,
+  });
+  const loaded = await loadMcpToolsets(configs, options);
+  return {
+    ...loaded,
+    problems: [...problems.map((problem) => problem.message), ...loaded.problems],
+  };
+}

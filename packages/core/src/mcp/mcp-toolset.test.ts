@@ -1,0 +1,450 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createToolCatalog } from '../catalog/tool-catalog.js';
+import { createToolGateway } from '../gateway/create-tool-gateway.js';
+import { isApprovalRequired } from '../gateway/results.js';
+import { geminiToolSchema, langChainToolSchema, openAIToolSchema } from '../schema/tool-schemas.js';
+import {
+  type McpTestServer,
+  type McpTestTool,
+  startMcpTestServer,
+} from '../testing/mcp-test-server.js';
+import type { Tool } from '../tool/tool.js';
+import { loadMcpToolsets, loadMcpToolsetsFromEnv } from './load-mcp-toolsets.js';
+import { loadMcpServerConfigsFromEnv, parseMcpServerConfigs } from './mcp-config.js';
+import { createMcpToolset } from './mcp-toolset.js';
+
+const servers: McpTestServer[] = [];
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+  for (const server of servers.splice(0)) await server.close();
+});
+
+const text = (value: string) => ({ content: [{ type: 'text', text: value }] });
+
+const weather: McpTestTool = {
+  name: 'weather_forecast',
+  description: 'Forecast for a city.',
+  inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  handler: ({ city }) => ({
+    ...text(`forecast:${String(city)}`),
+    structuredContent: { city, days: 3 },
+    _meta: { source: 'test' },
+  }),
+};
+const failing: McpTestTool = {
+  name: 'always_fails',
+  inputSchema: { type: 'object' },
+  handler: () => ({ ...text('boom from server'), isError: true }),
+};
+const slow: McpTestTool = {
+  name: 'slow',
+  inputSchema: { type: 'object' },
+  handler: () => new Promise((resolve) => setTimeout(() => resolve(text('late')), 2000)),
+};
+
+async function serve(
+  tools: McpTestTool[],
+  options: { stateful?: boolean; pageSize?: number } = {},
+) {
+  const server = await startMcpTestServer({ tools, ...options });
+  servers.push(server);
+  return server;
+}
+
+async function load(configs: unknown) {
+  const loaded = await loadMcpToolsets(configs);
+  cleanups.push(loaded.close);
+  return loaded;
+}
+
+const gateway = createToolGateway({ approvalMode: 'full', env: {} });
+const byName = (tools: Tool[], name: string) => {
+  const tool = tools.find((t) => t.name === name);
+  if (!tool) throw new Error(`no ${name} in ${tools.map((t) => t.name).join(', ')}`);
+  return tool;
+};
+
+describe('configuration', () => {
+  it('keeps the fields, reports each bad entry with index, field and reason, and keeps the good ones', () => {
+    const result = parseMcpServerConfigs(
+      JSON.stringify([
+        {
+          name: 'weather',
+          url: 'http://127.0.0.1:9/mcp',
+          api_key: 'sk-secret-123',
+          tool_filter: ['a'],
+          tool_name_prefix: 'wx',
+        },
+        { name: '', url: 'http://x/mcp' },
+        { name: 'no-mcp', url: 'https://example.com/api' },
+        { name: 'relative', url: '/mcp' },
+        { name: 'filter', url: 'http://x/mcp', tool_filter: [''] },
+        { name: 'extra', url: 'http://y/mcp', surprise: true },
+        'not an object',
+      ]),
+    );
+    expect(result.configs.map((config) => config.name)).toEqual(['weather', 'extra']);
+    expect(result.configs[0]).toMatchObject({
+      url: 'http://127.0.0.1:9/mcp',
+      api_key: 'sk-secret-123',
+      tool_filter: ['a'],
+      tool_name_prefix: 'wx',
+      risk_level: 'medium',
+    });
+    const messages = result.problems.map((problem) => problem.message);
+    expect(messages).toEqual([
+      'KSADK_MCP_SERVERS[1].name: must be a non-empty string',
+      'KSADK_MCP_SERVERS[2].url: MCP server url must point to a /mcp endpoint',
+      'KSADK_MCP_SERVERS[3].url: MCP server url must be an absolute http(s) URL',
+      'KSADK_MCP_SERVERS[4].tool_filter: must be a list of non-empty strings',
+      'KSADK_MCP_SERVERS[5].surprise: unknown field, ignored',
+      'KSADK_MCP_SERVERS[6]: must be an object',
+    ]);
+    expect(JSON.stringify(result.problems)).not.toContain('sk-secret');
+    expect(parseMcpServerConfigs('{}').problems[0]?.message).toMatch(/must be a JSON array/);
+    expect(parseMcpServerConfigs('[oops').problems[0]?.message).toMatch(/valid JSON array/);
+  });
+
+  it('strict loading throws a KsadkError instead', () => {
+    expect(() =>
+      loadMcpServerConfigsFromEnv({
+        env: { KSADK_MCP_SERVERS: '[{"name":"a","url":"http://x/api"}]' },
+        strict: true,
+      }),
+    ).toThrowError(/\/mcp endpoint/);
+  });
+});
+
+describe('an MCP toolset against a real server', () => {
+  it('lists (across pages), filters on original names, prefixes, calls, and sends the bearer header', async () => {
+    const server = await serve([weather, failing, slow], { pageSize: 1 });
+    const { tools, problems } = await load([
+      {
+        name: 'weather',
+        url: server.url,
+        api_key: 'sk-live-abcdef123456',
+        tool_filter: ['weather_forecast', 'always_fails'],
+        tool_name_prefix: 'wx',
+      },
+    ]);
+    expect(problems).toEqual([]);
+    expect(
+      tools.map((tool) => [tool.name, tool.originalName, tool.group, tool.policy.riskLevel]),
+    ).toEqual([
+      ['wx_weather_forecast', 'weather_forecast', 'mcp:weather', 'medium'],
+      ['wx_always_fails', 'always_fails', 'mcp:weather', 'medium'],
+    ]);
+    const result = await gateway.invoke(byName(tools, 'wx_weather_forecast'), { city: 'beijing' });
+    expect(result).toEqual({
+      ok: true,
+      content: [{ type: 'text', text: 'forecast:beijing' }],
+      text: 'forecast:beijing',
+      structured_content: { city: 'beijing', days: 3 },
+      _meta: { source: 'test' },
+    });
+    expect(
+      server.requests.every(
+        (request) => request.headers.authorization === 'Bearer sk-live-abcdef123456',
+      ),
+    ).toBe(true);
+    expect(server.methods.filter((method) => method === 'tools/list')).toHaveLength(3);
+    expect(server.methods.filter((method) => method === 'initialize')).toHaveLength(1);
+  });
+
+  it('maps isError to mcp_tool_error, defaults missing arguments to {}, and validates against the server schema', async () => {
+    const server = await serve([weather, failing]);
+    const { tools } = await load([{ name: 'w', url: server.url }]);
+    expect(await gateway.invoke(byName(tools, 'always_fails'), undefined)).toMatchObject({
+      ok: false,
+      error_type: 'mcp_tool_error',
+      error_message: 'boom from server',
+    });
+    expect(await gateway.invoke(byName(tools, 'weather_forecast'), {})).toMatchObject({
+      ok: false,
+      error_type: 'invalid_arguments',
+    });
+    expect(server.methods.filter((method) => method === 'tools/call')).toHaveLength(1);
+  });
+
+  it('is gated like any tool: medium risk asks in risk mode', async () => {
+    const server = await serve([weather]);
+    const { tools } = await load([{ name: 'w', url: server.url }]);
+    const strict = createToolGateway({ env: {} });
+    expect(
+      isApprovalRequired(await strict.invoke(byName(tools, 'weather_forecast'), { city: 'x' })),
+    ).toBe(true);
+    expect(server.methods).not.toContain('tools/call');
+  });
+
+  it('times out a slow call', async () => {
+    const server = await serve([slow]);
+    const { tools } = await load([{ name: 's', url: server.url, timeout_ms: 100 }]);
+    expect(await gateway.invoke(byName(tools, 'slow'), {})).toMatchObject({
+      ok: false,
+      error_type: 'mcp_timeout',
+      retryable: true,
+    });
+  });
+
+  it('reports and skips a server that is down at load (strict throws)', async () => {
+    const server = await serve([weather]);
+    const { tools, problems, toolsets } = await load([
+      { name: 'down', url: 'http://127.0.0.1:9/mcp', api_key: 'sk-never-shown-000' },
+      { name: 'up', url: server.url },
+    ]);
+    expect(toolsets.map((toolset) => toolset.name)).toEqual(['up']);
+    expect(tools.map((tool) => tool.name)).toEqual(['weather_forecast']);
+    expect(problems).toEqual([expect.stringMatching(/^MCP server down is unreachable/)]);
+    expect(problems.join()).not.toContain('sk-never-shown');
+    await expect(
+      loadMcpToolsets([{ name: 'down', url: 'http://127.0.0.1:9/mcp' }], { strict: true }),
+    ).rejects.toThrowError(/unreachable/);
+  });
+
+  it('an expired session: the call is not replayed but reported retryable, the next call re-initialises', async () => {
+    const server = await serve([weather], { stateful: true });
+    const toolset = createMcpToolset(
+      parseMcpServerConfigs([{ name: 'w', url: server.url }]).configs[0]!,
+    );
+    cleanups.push(() => toolset.close());
+    const [tool] = await toolset.tools();
+    expect(await gateway.invoke(tool!, { city: 'a' })).toMatchObject({ ok: true });
+    await server.forgetSessions();
+    const calls = () => server.methods.filter((method) => method === 'tools/call').length;
+    const before = calls();
+    expect(await gateway.invoke(tool!, { city: 'b' })).toMatchObject({
+      ok: false,
+      error_type: 'mcp_session_expired',
+      retryable: true,
+    });
+    expect(calls()).toBe(before + 1);
+    expect(server.methods.filter((method) => method === 'initialize')).toHaveLength(1);
+    expect(await gateway.invoke(tool!, { city: 'c' })).toMatchObject({
+      ok: true,
+      text: 'forecast:c',
+    });
+    expect(server.methods.filter((method) => method === 'initialize')).toHaveLength(2);
+    await server.forgetSessions();
+    expect((await toolset.refresh()).map((t) => t.name)).toEqual(['weather_forecast']);
+  });
+
+  it('a server restarted mid-session: list recovers; a call is never replayed; the next call works', async () => {
+    const server = await serve([weather], { stateful: true });
+    const toolset = createMcpToolset(
+      parseMcpServerConfigs([{ name: 'w', url: server.url }]).configs[0]!,
+    );
+    cleanups.push(() => toolset.close());
+    const [tool] = await toolset.tools();
+    await server.restart();
+    expect((await toolset.refresh()).map((t) => t.name)).toEqual(['weather_forecast']);
+    await server.restart();
+    const calls = () => server.methods.filter((method) => method === 'tools/call').length;
+    const before = calls();
+    const interrupted = await gateway.invoke(tool!, { city: 'b' });
+    expect(interrupted).toMatchObject({ ok: false, retryable: true });
+    expect(['mcp_session_expired', 'mcp_unavailable']).toContain(interrupted['error_type']);
+    expect(calls() - before).toBeLessThanOrEqual(1);
+    expect(await gateway.invoke(tool!, { city: 'c' })).toMatchObject({
+      ok: true,
+      text: 'forecast:c',
+    });
+  });
+
+  it('gives structured errors while a server is down, and recovers when it is back', async () => {
+    const server = await serve([weather]);
+    const toolset = createMcpToolset(
+      parseMcpServerConfigs([{ name: 'w', url: server.url }]).configs[0]!,
+    );
+    cleanups.push(() => toolset.close());
+    const [tool] = await toolset.tools();
+    await server.close();
+    servers.splice(servers.indexOf(server), 1);
+    expect(await gateway.invoke(tool!, { city: 'x' })).toMatchObject({
+      ok: false,
+      error_type: 'mcp_unavailable',
+      retryable: true,
+    });
+    const port = Number(new URL(server.url).port);
+    servers.push(await startMcpTestServer({ tools: [weather], port }));
+    expect(await gateway.invoke(tool!, { city: 'y' })).toMatchObject({
+      ok: true,
+      text: 'forecast:y',
+    });
+  });
+
+  it('keeps both of two colliding tool names, reports the collision, and sanitises a 90-character name', async () => {
+    const long = 'x'.repeat(90);
+    const one = await serve([weather]);
+    const two = await serve([
+      weather,
+      { name: long, inputSchema: { type: 'object' }, handler: () => text('long ok') },
+    ]);
+    const { tools, problems } = await load([
+      { name: 'one', url: one.url },
+      { name: 'two', url: two.url },
+    ]);
+    const names = tools.map((tool) => tool.name);
+    expect(names[0]).toBe('weather_forecast');
+    expect(names[1]).toMatch(/^weather_forecast_[0-9a-f]{8}$/);
+    expect(names[2]).toHaveLength(64);
+    expect(problems).toEqual([expect.stringContaining('collides with mcp:one/weather_forecast')]);
+    expect(await gateway.invoke(tools[1]!, { city: 'z' })).toMatchObject({ text: 'forecast:z' });
+    expect(await gateway.invoke(tools[2]!, {})).toMatchObject({ text: 'long ok' });
+  });
+
+  it('de-duplicates servers by url and prefix', async () => {
+    const server = await serve([weather]);
+    const { toolsets, problems } = await load([
+      { name: 'a', url: server.url },
+      { name: 'b', url: server.url },
+      { name: 'c', url: server.url, tool_name_prefix: 'c' },
+    ]);
+    expect(toolsets.map((toolset) => toolset.name)).toEqual(['a', 'c']);
+    expect(problems).toEqual([expect.stringContaining('MCP server b: same url and prefix')]);
+  });
+
+  it('honours KSADK_ENABLE_MCP_TOOLS and joins the catalogue so search and the dispatcher find it', async () => {
+    const server = await serve([weather]);
+    const env = { KSADK_MCP_SERVERS: JSON.stringify([{ name: 'weather', url: server.url }]) };
+    expect(
+      (await loadMcpToolsetsFromEnv({ env: { ...env, KSADK_ENABLE_MCP_TOOLS: 'off' } })).tools,
+    ).toEqual([]);
+    const loaded = await loadMcpToolsetsFromEnv({ env });
+    cleanups.push(loaded.close);
+    const catalog = createToolCatalog({ workspace: false, env: {} });
+    catalog.registerExternalTools(loaded.tools);
+    const [search, dispatcher] = catalog.getAgentEngineTools({ mode: 'deferred' });
+    const found = await gateway.invoke(search!, { query: 'weather forecast' });
+    expect(
+      (
+        found['results'] as { name: string; group: string; execution: string; boundary: string }[]
+      )[0],
+    ).toMatchObject({
+      name: 'weather_forecast',
+      group: 'mcp:weather',
+      execution: 'external',
+      boundary: 'remote_mcp_server',
+    });
+    expect(
+      await gateway.invoke(dispatcher!, {
+        action: 'call',
+        tool_name: 'weather_forecast',
+        arguments: { city: 'beijing' },
+      }),
+    ).toMatchObject({
+      ok: true,
+      result: { text: 'forecast:beijing' },
+    });
+  });
+});
+
+describe('MCP schemas reach every framework form', () => {
+  const schemas: Record<
+    string,
+    { schema: Record<string, unknown>; valid: Record<string, unknown>; strict: boolean }
+  > = {
+    ref_defs: {
+      schema: {
+        $schema: 'http://json-schema.org/draft-07/schema#',
+        type: 'object',
+        properties: { where: { $ref: '#/definitions/Place' } },
+        required: ['where'],
+        definitions: {
+          Place: {
+            type: 'object',
+            properties: { city: { type: 'string' } },
+            required: ['city'],
+            additionalProperties: false,
+          },
+        },
+      },
+      valid: { where: { city: 'Oslo' } },
+      strict: true,
+    },
+    any_of: {
+      schema: {
+        type: 'object',
+        properties: { id: { anyOf: [{ type: 'string' }, { type: 'integer' }, { type: 'null' }] } },
+        required: ['id'],
+      },
+      valid: { id: 3 },
+      strict: true,
+    },
+    const_union: {
+      schema: {
+        type: 'object',
+        properties: {
+          level: {
+            anyOf: [
+              { type: 'number', const: 1 },
+              { type: 'number', const: 2 },
+            ],
+          },
+        },
+        required: ['level'],
+      },
+      valid: { level: 2 },
+      strict: true,
+    },
+    numeric_enum: {
+      schema: {
+        type: 'object',
+        properties: { size: { type: 'integer', enum: [1, 2, 4] } },
+        required: ['size'],
+      },
+      valid: { size: 4 },
+      strict: true,
+    },
+    record: {
+      schema: {
+        type: 'object',
+        properties: {
+          env: {
+            type: 'object',
+            propertyNames: { type: 'string' },
+            additionalProperties: { type: 'string' },
+          },
+        },
+        required: ['env'],
+      },
+      valid: { env: { A: 'b' } },
+      strict: false,
+    },
+  };
+
+  it('OpenAI strict where lossless (else marked non-strict), Gemini keeps enums and $ref content, LangChain gets the JSON Schema; calls validate', async () => {
+    const tools: McpTestTool[] = Object.entries(schemas).map(([name, { schema }]) => ({
+      name,
+      inputSchema: schema,
+      handler: (args) => text(JSON.stringify(args)),
+    }));
+    const server = await serve(tools);
+    const loaded = await load([{ name: 'schemas', url: server.url }]);
+    for (const [name, { valid, strict }] of Object.entries(schemas)) {
+      const tool = byName(loaded.tools, name);
+      const openai = openAIToolSchema(tool);
+      expect(openai.strict, name).toBe(strict);
+      const gemini = JSON.stringify(geminiToolSchema(tool));
+      expect(gemini).not.toContain('$schema');
+      expect(gemini).not.toContain('definitions');
+      const langchain = langChainToolSchema(tool) as Record<string, unknown>;
+      expect(langchain['$schema']).toBeUndefined();
+      expect(await gateway.invoke(tool, valid), name).toMatchObject({
+        ok: true,
+        text: JSON.stringify(valid),
+      });
+    }
+    expect(JSON.stringify(geminiToolSchema(byName(loaded.tools, 'numeric_enum')))).toContain(
+      '"enum":[1,2,4]',
+    );
+    expect(JSON.stringify(geminiToolSchema(byName(loaded.tools, 'ref_defs')))).toContain('"city"');
+    expect(JSON.stringify(geminiToolSchema(byName(loaded.tools, 'const_union')))).toContain(
+      '"enum":[1]',
+    );
+    expect(await gateway.invoke(byName(loaded.tools, 'numeric_enum'), { size: 3 })).toMatchObject({
+      ok: false,
+      error_type: 'invalid_arguments',
+    });
+  });
+});

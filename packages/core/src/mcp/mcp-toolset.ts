@@ -1,0 +1,340 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { ToolResult } from '../gateway/results.js';
+import { createToolNameRegistry, type ToolNameRegistry } from '../schema/tool-names.js';
+import { defineExternalTool } from '../tool/define-tool.js';
+import type { JsonSchema, Tool, ToolExecutionContext } from '../tool/tool.js';
+import { modelSafeErrorMessage } from '../util/sanitize-message.js';
+import { type McpServerConfig, mcpDedupeKey } from './mcp-config.js';
+
+/** Options for {@link createMcpToolset}. */
+export interface McpToolsetOptions {
+  /** Names handed out across several toolsets (so collisions between servers are caught). @default one per toolset */
+  names?: ToolNameRegistry;
+  /** The `fetch` the transport uses. @default globalThis.fetch */
+  fetch?: typeof fetch;
+  /** Client name sent at initialisation. @default 'ksadk' */
+  clientName?: string;
+}
+
+/** A tool of the server that could not be offered, and why. */
+export interface McpToolProblem {
+  readonly server: string;
+  readonly tool: string;
+  readonly message: string;
+}
+
+/** One MCP server's tools, over one pooled Streamable HTTP session. */
+export interface McpToolset {
+  /** The server's configured name. */
+  readonly name: string;
+  /** `mcp:<name>`. */
+  readonly group: string;
+  /** `<url>|<prefix>`. */
+  readonly dedupeKey: string;
+  /** Connects (once) and lists the tools (every page); cached after the first success. */
+  tools(): Promise<Tool[]>;
+  /** Lists again (new tools, changed schemas). */
+  refresh(): Promise<Tool[]>;
+  /** Connects and lists without naming yet (lets several servers be contacted at once while names stay deterministic). */
+  prefetch(): Promise<void>;
+  /** Tools of the server that were left out (bad schema, `approval` argument, name conflict). */
+  readonly problems: readonly McpToolProblem[];
+  /** Ends the session. The toolset reconnects if used again. */
+  close(): Promise<void>;
+}
+
+interface Session {
+  client: Client;
+  close(): Promise<void>;
+}
+
+type McpContent = { type: string; text?: string; [key: string]: unknown };
+
+const MAX_DESCRIPTION = 2000;
+
+function sessionExpired(error: unknown): boolean {
+  return (error as { code?: unknown } | undefined)?.code === 404;
+}
+
+function timedOut(error: unknown): boolean {
+  return (error as { code?: unknown } | undefined)?.code === -32001;
+}
+
+/** Maps an MCP `CallToolResult` to a KsADK result: `isError` → `mcp_tool_error`; text joined; structured content and `_meta` kept. */
+export function mapMcpCallResult(result: {
+  content?: unknown;
+  structuredContent?: unknown;
+  isError?: unknown;
+  _meta?: unknown;
+}): ToolResult {
+  const content = Array.isArray(result.content) ? (result.content as McpContent[]) : [];
+  const text = content
+    .filter((part) => part.type === 'text' && typeof part.text === 'string')
+    .map((part) => part.text)
+    .join('\n');
+  const extras = {
+    ...(result.structuredContent !== undefined
+      ? { structured_content: result.structuredContent }
+      : {}),
+    ...(result._meta !== undefined ? { _meta: result._meta } : {}),
+  };
+  if (result.isError === true) {
+    return {
+      ok: false,
+      error_type: 'mcp_tool_error',
+      error_message: (text || 'The MCP tool reported an error.').slice(0, 2000),
+      content,
+      ...extras,
+    };
+  }
+  return { ok: true, content, ...(text ? { text } : {}), ...extras };
+}
+
+/**
+ * Creates the toolset of one MCP server: one pooled Streamable HTTP session (not a client per
+ * call), `tools/list` across pages, `tool_filter` on the server's own names, `<prefix>_<tool>`
+ * names made valid by the shared sanitiser, the server's JSON Schemas as the tools' schemas, and
+ * every tool at the configured risk (medium by default) so the gateway gates it.
+ *
+ * An expired session (HTTP 404) is re-initialised and `tools/list` retried; a `tools/call` is
+ * never replayed — it answers `{ ok: false, error_type: 'mcp_session_expired', retryable: true }`
+ * and the next call uses a fresh session. An unreachable server gives `mcp_unavailable`
+ * (`retryable`) and is tried again on the next call.
+ */
+export function createMcpToolset(
+  config: McpServerConfig,
+  options: McpToolsetOptions = {},
+): McpToolset {
+  const names = options.names ?? createToolNameRegistry();
+  const group = `mcp:${config.name}`;
+  const problems: McpToolProblem[] = [];
+  /** Model-facing names this toolset was given, by the server's tool name (stable across refreshes). */
+  const given = new Map<string, string>();
+  let session: Promise<Session> | undefined;
+  let cached: Tool[] | undefined;
+  let listing:
+    | Promise<{ name: string; description?: string; inputSchema: JsonSchema }[]>
+    | undefined;
+
+  const headers: Record<string, string> = {
+    ...(config.headers ?? {}),
+    ...(config.api_key ? { Authorization: `Bearer ${config.api_key}` } : {}),
+  };
+
+  const connect = async (): Promise<Session> => {
+    const [{ Client }, { StreamableHTTPClientTransport }] = await Promise.all([
+      import('@modelcontextprotocol/sdk/client/index.js'),
+      import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+    ]);
+    const transport = new StreamableHTTPClientTransport(new URL(config.url), {
+      requestInit: { headers },
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
+    const client = new Client({ name: options.clientName ?? 'ksadk', version: '0.1.0' });
+    try {
+      await client.connect(transport, { timeout: config.timeout_ms });
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      throw error;
+    }
+    return { client, close: () => client.close() };
+  };
+  /** Initialisation is safe to repeat: retry it when a pooled connection turns out to be dead. */
+  const connectWithRetry = async (): Promise<Session> => {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await connect();
+      } catch (error) {
+        if (attempt >= 2 || !(error instanceof TypeError)) throw error;
+      }
+    }
+  };
+  const current = (): Promise<Session> => {
+    if (!session) {
+      const attempt = connectWithRetry();
+      session = attempt;
+      attempt.catch(() => {
+        if (session === attempt) session = undefined;
+      });
+    }
+    return session;
+  };
+  const drop = async (dead: Promise<Session>): Promise<void> => {
+    if (session === dead) session = undefined;
+    await dead.then((s) => s.close()).catch(() => undefined);
+  };
+
+  const listAll = async (): Promise<
+    { name: string; description?: string; inputSchema: JsonSchema }[]
+  > => {
+    for (let attempt = 0; ; attempt += 1) {
+      const active = current();
+      try {
+        const { client } = await active;
+        const tools: { name: string; description?: string; inputSchema: JsonSchema }[] = [];
+        let cursor: string | undefined;
+        for (let page = 0; page < 100; page += 1) {
+          const result = await client.listTools(cursor ? { cursor } : {}, {
+            timeout: config.timeout_ms,
+          });
+          tools.push(...(result.tools as typeof tools));
+          cursor = result.nextCursor;
+          if (!cursor) break;
+        }
+        return tools;
+      } catch (error) {
+        // Listing is read-only, so after a lost session or connection it is safe to try again
+        // (a restarted server can leave several dead keep-alive connections behind).
+        await drop(active);
+        if (attempt < 3) continue;
+        throw error;
+      }
+    }
+  };
+
+  const call = async (
+    originalName: string,
+    args: Record<string, unknown>,
+    context: ToolExecutionContext,
+  ): Promise<ToolResult> => {
+    const active = current();
+    let client: Client;
+    try {
+      ({ client } = await active);
+    } catch (error) {
+      return {
+        ok: false,
+        error_type: 'mcp_unavailable',
+        error_message: `MCP server ${config.name} is unreachable: ${modelSafeErrorMessage(error)}`,
+        retryable: true,
+      };
+    }
+    try {
+      const result = await client.callTool({ name: originalName, arguments: args }, undefined, {
+        timeout: config.timeout_ms,
+        signal: context.signal,
+      });
+      return mapMcpCallResult(result);
+    } catch (error) {
+      if (context.signal.aborted) throw error;
+      if (sessionExpired(error)) {
+        await drop(active);
+        return {
+          ok: false,
+          error_type: 'mcp_session_expired',
+          error_message: `The session with MCP server ${config.name} expired; the call was not run. It is safe to try again.`,
+          retryable: true,
+        };
+      }
+      if (timedOut(error)) {
+        return {
+          ok: false,
+          error_type: 'mcp_timeout',
+          error_message: `MCP server ${config.name} did not answer within ${config.timeout_ms} ms.`,
+          retryable: true,
+        };
+      }
+      if ((error as { code?: unknown }).code === undefined || error instanceof TypeError) {
+        await drop(active);
+        return {
+          ok: false,
+          error_type: 'mcp_unavailable',
+          error_message: `MCP server ${config.name} is unreachable: ${modelSafeErrorMessage(error)}`,
+          retryable: true,
+        };
+      }
+      return { ok: false, error_type: 'mcp_error', error_message: modelSafeErrorMessage(error) };
+    }
+  };
+
+  const toTools = (
+    listed: { name: string; description?: string; inputSchema: JsonSchema }[],
+  ): Tool[] => {
+    problems.length = 0;
+    const filter = new Set(config.tool_filter);
+    const out: Tool[] = [];
+    for (const remote of listed) {
+      if (filter.size > 0 && !filter.has(remote.name)) continue;
+      const wanted = config.tool_name_prefix
+        ? `${config.tool_name_prefix}_${remote.name}`
+        : remote.name;
+      const name = given.get(remote.name) ?? names.register(`${group}/${remote.name}`, wanted);
+      if (name) given.set(remote.name, name);
+      if (!name) {
+        problems.push({
+          server: config.name,
+          tool: remote.name,
+          message: `duplicate tool name ${wanted}`,
+        });
+        continue;
+      }
+      const description =
+        (remote.description ?? '').trim() || `Tool ${remote.name} of MCP server ${config.name}.`;
+      try {
+        out.push(
+          defineExternalTool({
+            name,
+            originalName: remote.name,
+            description: `[MCP server ${config.name}] ${description.length > MAX_DESCRIPTION ? `${description.slice(0, MAX_DESCRIPTION)}…` : description}`,
+            inputSchema: remote.inputSchema ?? { type: 'object' },
+            group,
+            boundary: 'remote_mcp_server',
+            timeoutMs: config.timeout_ms + 1000,
+            resultBudget: { fields: ['text'] },
+            policy: {
+              riskLevel: config.risk_level,
+              sideEffects: ['mcp_tool_call'],
+              ...(config.requires_approval !== undefined
+                ? { requiresApproval: config.requires_approval }
+                : {}),
+            },
+            execute: (args, context) => call(remote.name, args, context),
+          }),
+        );
+      } catch (error) {
+        problems.push({
+          server: config.name,
+          tool: remote.name,
+          message: modelSafeErrorMessage(error),
+        });
+      }
+    }
+    return out;
+  };
+
+  return {
+    name: config.name,
+    group,
+    dedupeKey: mcpDedupeKey(config),
+    problems,
+    async prefetch() {
+      listing ??= listAll();
+      try {
+        await listing;
+      } catch (error) {
+        listing = undefined;
+        throw error;
+      }
+    },
+    async tools() {
+      if (!cached) {
+        listing ??= listAll();
+        try {
+          cached = toTools(await listing);
+        } finally {
+          listing = undefined;
+        }
+      }
+      return cached;
+    },
+    async refresh() {
+      cached = toTools(await listAll());
+      return cached;
+    },
+    async close() {
+      const active = session;
+      session = undefined;
+      if (active) await active.then((s) => s.close()).catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,207 @@
+import { randomUUID } from 'node:crypto';
+import {
+  createServer,
+  type Server as HttpServer,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { JsonSchema } from '../tool/tool.js';
+
+/** A tool served by {@link startMcpTestServer}: a raw JSON Schema and a handler. */
+export interface McpTestTool {
+  name: string;
+  description?: string;
+  inputSchema: JsonSchema;
+  /** Returns an MCP `CallToolResult` (`{ content, structuredContent?, isError?, _meta? }`). */
+  handler: (args: Record<string, unknown>) => unknown | Promise<unknown>;
+}
+
+/** Options for {@link startMcpTestServer}. */
+export interface McpTestServerOptions {
+  tools: McpTestTool[];
+  /** Stateful servers issue session ids (and forget them on restart); stateless ones do not. @default false */
+  stateful?: boolean;
+  /** Tools per `tools/list` page, to exercise pagination. @default all on one page */
+  pageSize?: number;
+  /** Port to listen on. @default a free one */
+  port?: number;
+}
+
+/** A running test server. */
+export interface McpTestServer {
+  /** `http://127.0.0.1:<port>/mcp`. */
+  readonly url: string;
+  /** Headers of every HTTP request received, in order. */
+  readonly requests: { method: string; headers: IncomingMessage['headers'] }[];
+  /** JSON-RPC methods received (`initialize`, `tools/list`, `tools/call`, …), in order. */
+  readonly methods: string[];
+  /** Stops listening and forgets every session. */
+  close(): Promise<void>;
+  /** Closes and listens again on the same port with no sessions (a server restart). */
+  restart(): Promise<void>;
+  /** Forgets every session while staying up (a session timeout, or another instance behind a load balancer). */
+  forgetSessions(): Promise<void>;
+}
+
+/**
+ * Starts a real MCP server (the official SDK's low-level `Server` and Streamable HTTP
+ * transport) on 127.0.0.1, serving tools with exact JSON Schemas. For tests and benchmarks:
+ * nothing leaves the machine.
+ *
+ * @example
+ * ```ts
+ * const server = await startMcpTestServer({ tools: [{ name: 'echo', inputSchema: { type: 'object' }, handler: (args) => ({ content: [{ type: 'text', text: JSON.stringify(args) }] }) }] });
+ * ```
+ */
+export async function startMcpTestServer(options: McpTestServerOptions): Promise<McpTestServer> {
+  const [{ Server }, { StreamableHTTPServerTransport }, types] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/index.js'),
+    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]);
+  const requests: McpTestServer['requests'] = [];
+  const methods: string[] = [];
+  let sessions = new Map<string, InstanceType<typeof StreamableHTTPServerTransport>>();
+
+  const makeServer = () => {
+    const server = new Server(
+      { name: 'ksadk-test-server', version: '1.0.0' },
+      { capabilities: { tools: {} } },
+    );
+    server.setRequestHandler(types.ListToolsRequestSchema, async (request) => {
+      const all = options.tools.map((tool) => ({
+        name: tool.name,
+        description: tool.description ?? '',
+        inputSchema: tool.inputSchema,
+      }));
+      const size = options.pageSize ?? all.length;
+      const start = request.params?.cursor ? Number(request.params.cursor) : 0;
+      const page = all.slice(start, start + size);
+      return {
+        tools: page as never,
+        ...(start + size < all.length ? { nextCursor: String(start + size) } : {}),
+      };
+    });
+    server.setRequestHandler(types.CallToolRequestSchema, async (request) => {
+      const tool = options.tools.find((candidate) => candidate.name === request.params.name);
+      if (!tool)
+        return {
+          content: [{ type: 'text', text: `Tool ${request.params.name} not found` }],
+          isError: true,
+        };
+      try {
+        return (await tool.handler(
+          (request.params.arguments ?? {}) as Record<string, unknown>,
+        )) as never;
+      } catch (error) {
+        return {
+          content: [{ type: 'text', text: error instanceof Error ? error.message : String(error) }],
+          isError: true,
+        };
+      }
+    });
+    return server;
+  };
+
+  const readBody = (req: IncomingMessage): Promise<unknown> =>
+    new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        try {
+          resolve(text ? JSON.parse(text) : undefined);
+        } catch (error) {
+          reject(error);
+        }
+      });
+      req.on('error', reject);
+    });
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    requests.push({ method: req.method ?? '', headers: req.headers });
+    const body = req.method === 'POST' ? await readBody(req) : undefined;
+    for (const message of Array.isArray(body) ? body : body ? [body] : []) {
+      if (typeof (message as { method?: unknown }).method === 'string')
+        methods.push((message as { method: string }).method);
+    }
+    if (!options.stateful) {
+      const transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      });
+      const server = makeServer();
+      res.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      await server.connect(transport);
+      await transport.handleRequest(req, res, body);
+      return;
+    }
+    const sessionId = req.headers['mcp-session-id'];
+    const existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
+    if (existing) {
+      await existing.handleRequest(req, res, body);
+      return;
+    }
+    if (typeof sessionId === 'string') {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          error: { code: -32001, message: 'Session not found' },
+          id: null,
+        }),
+      );
+      return;
+    }
+    const owner = sessions;
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      enableJsonResponse: true,
+      onsessioninitialized: (id) => {
+        owner.set(id, transport);
+      },
+    });
+    await makeServer().connect(transport);
+    await transport.handleRequest(req, res, body);
+  };
+
+  let http: HttpServer;
+  const listen = (port: number): Promise<number> =>
+    new Promise((resolve, reject) => {
+      http = createServer((req, res) => {
+        handle(req, res).catch((error: unknown) => {
+          if (!res.headersSent) res.writeHead(500);
+          res.end(String(error));
+        });
+      });
+      http.once('error', reject);
+      http.listen(port, '127.0.0.1', () => resolve((http.address() as AddressInfo).port));
+    });
+  const stop = async (): Promise<void> => {
+    for (const transport of sessions.values()) await transport.close().catch(() => undefined);
+    sessions = new Map();
+    http.closeAllConnections();
+    await new Promise<void>((resolve) => http.close(() => resolve()));
+  };
+
+  const port = await listen(options.port ?? 0);
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    requests,
+    methods,
+    close: stop,
+    async restart() {
+      await stop();
+      await listen(port);
+    },
+    async forgetSessions() {
+      const old = sessions;
+      sessions = new Map();
+      for (const transport of old.values()) await transport.close().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,188 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createToolCatalog } from '../../catalog/tool-catalog.js';
+import { runWithInvocationContext } from '../../context/invocation-context.js';
+import { createToolGateway } from '../../gateway/create-tool-gateway.js';
+import { isApprovalRequired } from '../../gateway/results.js';
+import type { MemoryBackend } from '../../memory/memory-backend.js';
+import {
+  createFileMemoryBackend,
+  createInMemoryMemoryBackend,
+} from '../../memory/memory-stores.js';
+import type { Tool } from '../../tool/tool.js';
+import { createMemoryToolset, memoryToolsetFromEnv } from './index.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'ksadk-mem-'));
+});
+afterEach(() => rm(dir, { recursive: true, force: true }));
+
+const gateway = createToolGateway({ approvalMode: 'full', env: {} });
+const named = (tools: Tool[], name: string) => tools.find((tool) => tool.name === name)!;
+const as = <T>(accountId: string, userId: string, fn: () => Promise<T>) =>
+  runWithInvocationContext({ accountId, userId, sessionId: 's1', agentId: 'agent-1' }, fn);
+
+describe('memory tools', () => {
+  it('appear only when configured, in order, with save_memory gated', async () => {
+    expect(createMemoryToolset({}).map((tool) => tool.name)).toEqual([]);
+    const tools = createMemoryToolset({
+      memory: createInMemoryMemoryBackend(),
+      knowledgeBase: {
+        kind: 'test',
+        search: async () => [{ text: 'Refunds take 5 days.', source: 'faq.md' }],
+      },
+    });
+    expect(tools.map((tool) => [tool.name, tool.policy.riskLevel])).toEqual([
+      ['search_knowledge_base', 'low'],
+      ['load_memory', 'low'],
+      ['save_memory', 'medium'],
+    ]);
+    const strict = createToolGateway({ env: {} });
+    expect(
+      isApprovalRequired(await strict.invoke(named(tools, 'save_memory'), { content: 'x' })),
+    ).toBe(true);
+    expect(
+      await gateway.invoke(named(tools, 'search_knowledge_base'), { query: 'refund' }),
+    ).toMatchObject({
+      ok: true,
+      results: [{ text: 'Refunds take 5 days.', source: 'faq.md' }],
+    });
+  });
+
+  it('saves and loads by relevance; account A never sees account B', async () => {
+    const tools = createMemoryToolset({ memory: createInMemoryMemoryBackend() });
+    await as('A', 'u', () =>
+      gateway.invoke(named(tools, 'save_memory'), { content: 'Prefers tea over coffee' }),
+    );
+    await as('A', 'u', () =>
+      gateway.invoke(named(tools, 'save_memory'), { content: 'Lives in Oslo' }),
+    );
+    await as('B', 'u', () =>
+      gateway.invoke(named(tools, 'save_memory'), { content: 'B secret: prefers coffee' }),
+    );
+    const a = await as('A', 'u', () =>
+      gateway.invoke(named(tools, 'load_memory'), { query: 'coffee or tea?' }),
+    );
+    expect((a['memories'] as { content: string }[]).map((m) => m.content)).toEqual([
+      'Prefers tea over coffee',
+    ]);
+    const aAll = await as('A', 'u', () => gateway.invoke(named(tools, 'load_memory'), {}));
+    expect(aAll['count']).toBe(2);
+    expect(JSON.stringify(aAll)).not.toContain('B secret');
+    const otherUser = await as('A', 'v', () =>
+      gateway.invoke(named(tools, 'load_memory'), { query: 'coffee' }),
+    );
+    expect(otherUser['count']).toBe(0);
+  });
+
+  it('the file store survives a process restart', async () => {
+    const here = fileURLToPath(new URL('.', import.meta.url));
+    const script = `
+      import { createFileMemoryBackend } from ${JSON.stringify(path.join(here, '../../memory/memory-stores.ts'))};
+      const store = createFileMemoryBackend({ dir: ${JSON.stringify(dir)} });
+      await store.save({ accountId: 'acme', userId: 'ann' }, { content: 'user_name: 张三', sessionId: 's9' });
+    `;
+    const child = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', script],
+      { encoding: 'utf8' },
+    );
+    expect(child.stderr).toBe('');
+    expect(child.status).toBe(0);
+    const store = createFileMemoryBackend({ dir });
+    const found = await store.search({ accountId: 'acme', userId: 'ann' }, '张三', 5);
+    expect(found.map((m) => [m.content, m.session_id])).toEqual([['user_name: 张三', 's9']]);
+    expect(await store.search({ accountId: 'other', userId: 'ann' }, '张三', 5)).toEqual([]);
+    expect(await readdir(dir)).toEqual(['acme']);
+  });
+
+  it('keeps at most the configured number of records per scope', async () => {
+    const store = createFileMemoryBackend({ dir, maxRecordsPerScope: 3 });
+    const scope = { accountId: 'a', userId: 'u' };
+    for (let i = 0; i < 5; i += 1) await store.save(scope, { content: `fact ${i}` });
+    expect((await store.search(scope, '', 10)).map((m) => m.content)).toEqual([
+      'fact 4',
+      'fact 3',
+      'fact 2',
+    ]);
+  });
+
+  it('through the dispatcher: describe shows a string content argument; {key, value} is saved as "key: value"; failures propagate', async () => {
+    const saved: { content: string; agentId?: string; sessionId?: string }[] = [];
+    const recording: MemoryBackend = {
+      kind: 'test',
+      async save(_scope, entry) {
+        saved.push(entry);
+        return { id: 'mem_1', content: entry.content, created_at: new Date(0).toISOString() };
+      },
+      async search() {
+        return [];
+      },
+    };
+    const catalog = createToolCatalog({ workspace: false, env: {} });
+    catalog.registerToolset('memory', createMemoryToolset({ memory: recording }));
+    const [dispatcher] = catalog.getAgentEngineTools({ mode: 'dispatcher' });
+    const described = await gateway.invoke(dispatcher!, {
+      action: 'describe',
+      tool_name: 'save_memory',
+    });
+    expect((described['tool'] as { args: { content: { type: string } } }).args.content.type).toBe(
+      'string',
+    );
+    const result = await as('A', 'u', () =>
+      gateway.invoke(dispatcher!, {
+        action: 'call',
+        tool_name: 'save_memory',
+        arguments: { key: 'user_name', value: '张三' },
+      }),
+    );
+    expect(result).toMatchObject({
+      ok: true,
+      tool_name: 'save_memory',
+      result: { ok: true, status: 'persisted' },
+    });
+    expect(saved).toEqual([{ content: 'user_name: 张三', sessionId: 's1', agentId: 'agent-1' }]);
+    const failing = createToolCatalog({ workspace: false, env: {} });
+    failing.registerToolset(
+      'memory',
+      createMemoryToolset({
+        memory: {
+          kind: 'x',
+          save: async () => Promise.reject(new Error('disk full')),
+          search: async () => [],
+        },
+      }),
+    );
+    const [failingDispatcher] = failing.getAgentEngineTools({ mode: 'dispatcher' });
+    const failed = await gateway.invoke(failingDispatcher!, {
+      action: 'call',
+      tool_name: 'save_memory',
+      arguments: { content: 'x' },
+    });
+    expect(failed).toMatchObject({
+      ok: false,
+      tool_name: 'save_memory',
+      error_message: expect.stringContaining('disk full'),
+    });
+  });
+
+  it('reads KSADK_LTM_BACKEND and reports a dataset without a client', () => {
+    expect(memoryToolsetFromEnv({ env: {} }).tools).toEqual([]);
+    const fromEnv = memoryToolsetFromEnv({
+      env: { KSADK_LTM_BACKEND: 'file', KSADK_LTM_DIR: dir, KSADK_KB_DATASET_ID: 'ds-1' },
+    });
+    expect(fromEnv.tools.map((tool) => tool.name)).toEqual(['load_memory', 'save_memory']);
+    expect(fromEnv.memory?.kind).toBe('file');
+    expect(fromEnv.problems).toEqual([
+      expect.stringContaining('KSADK_KB_DATASET_ID is set but no knowledge base client'),
+    ]);
+    expect(() => memoryToolsetFromEnv({ env: { KSADK_LTM_BACKEND: 'redis' } })).toThrowError(
+      /KSADK_LTM_BACKEND must be one of/,
+    );
+  });
+});
