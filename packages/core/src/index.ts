@@ -171,3 +171,15 @@ export type { WorkspaceRootOption } from './toolsets/workspace/workspace-root.js
 export type { WorkspaceRuntime } from './toolsets/workspace/workspace-runtime.js';
 export { canonicalDigest, canonicalJson } from './util/canonical-json.js';
 export { modelSafeErrorMessage, redactSecrets } from './util/sanitize-message.js';
+
+export {
+  createA2AClient,
+  type A2AAgentSummary,
+  type A2AClient,
+  type A2AClientOptions,
+  type A2AResult,
+  type A2ASendOptions,
+  type A2AStreamEvent,
+  type A2ATaskState,
+} from './a2a/a2a-client.js';
+export { createA2AAgentTool, type A2AAgentToolOptions } from './a2a/a2a-agent-tool.js';
