@@ -1,3 +1,14 @@
+export { type A2AAgentToolOptions, createA2AAgentTool } from './a2a/a2a-agent-tool.js';
+export {
+  type A2AAgentSummary,
+  type A2AClient,
+  type A2AClientOptions,
+  type A2AResult,
+  type A2ASendOptions,
+  type A2AStreamEvent,
+  type A2ATaskState,
+  createA2AClient,
+} from './a2a/a2a-client.js';
 export {
   type BudgetCallOptions,
   type BudgetedOutput,
@@ -171,15 +182,3 @@ export type { WorkspaceRootOption } from './toolsets/workspace/workspace-root.js
 export type { WorkspaceRuntime } from './toolsets/workspace/workspace-runtime.js';
 export { canonicalDigest, canonicalJson } from './util/canonical-json.js';
 export { modelSafeErrorMessage, redactSecrets } from './util/sanitize-message.js';
-
-export {
-  createA2AClient,
-  type A2AAgentSummary,
-  type A2AClient,
-  type A2AClientOptions,
-  type A2AResult,
-  type A2ASendOptions,
-  type A2AStreamEvent,
-  type A2ATaskState,
-} from './a2a/a2a-client.js';
-export { createA2AAgentTool, type A2AAgentToolOptions } from './a2a/a2a-agent-tool.js';

@@ -81,7 +81,10 @@ export interface A2AClient {
   /** Sends a message and waits for the task to finish or to need something. */
   send(text: string, options?: A2ASendOptions): Promise<A2AResult>;
   /** Sends a message and yields text and status events; returns the final result. */
-  stream(text: string, options?: A2ASendOptions): AsyncGenerator<A2AStreamEvent, A2AResult, undefined>;
+  stream(
+    text: string,
+    options?: A2ASendOptions,
+  ): AsyncGenerator<A2AStreamEvent, A2AResult, undefined>;
   /** Cancels a running task. */
   cancel(taskId: string): Promise<A2AResult>;
 }
@@ -107,38 +110,74 @@ async function loadSdk(): Promise<[Sdk, SdkClient]> {
   try {
     return await Promise.all([import('@a2a-js/sdk'), import('@a2a-js/sdk/client')]);
   } catch (error) {
-    throw new KsadkError('unsupported', 'A2A needs the optional package @a2a-js/sdk (1.x): npm i @a2a-js/sdk', { cause: error });
+    throw new KsadkError(
+      'unsupported',
+      'A2A needs the optional package @a2a-js/sdk (1.x): npm i @a2a-js/sdk',
+      { cause: error },
+    );
   }
 }
 
 const textOf = (parts: readonly Part[] | undefined): string =>
   (parts ?? [])
-    .map((part) => (part.content?.$case === 'text' ? part.content.value : part.content?.$case === 'data' ? JSON.stringify(part.content.value) : ''))
+    .map((part) =>
+      part.content?.$case === 'text'
+        ? part.content.value
+        : part.content?.$case === 'data'
+          ? JSON.stringify(part.content.value)
+          : '',
+    )
     .filter(Boolean)
     .join('\n');
 
 function resultOfTask(task: Task): A2AResult {
   const state = STATES[task.status?.state ?? 0] ?? 'unknown';
-  const artifacts = task.artifacts.map((artifact) => textOf(artifact.parts)).filter(Boolean).join('\n');
+  const artifacts = task.artifacts
+    .map((artifact) => textOf(artifact.parts))
+    .filter(Boolean)
+    .join('\n');
   const status = textOf(task.status?.message?.parts);
   const last = [...task.history].reverse().find((message) => message.role === 2);
   const output = artifacts || status || textOf(last?.parts);
-  const base = { state, output, task_id: task.id || undefined, context_id: task.contextId || undefined };
+  const base = {
+    state,
+    output,
+    task_id: task.id || undefined,
+    context_id: task.contextId || undefined,
+  };
   if (state === 'completed') return { ok: true, ...base };
   if (state === 'input-required') return { ok: false, ...base, needs: 'input' };
   if (state === 'auth-required') return { ok: false, ...base, needs: 'auth' };
   if (state === 'failed' || state === 'canceled' || state === 'rejected') {
-    return { ok: false, ...base, error_type: `a2a_task_${state}`, error_message: output || `Remote A2A task ended in state: ${state}` };
+    return {
+      ok: false,
+      ...base,
+      error_type: `a2a_task_${state}`,
+      error_message: output || `Remote A2A task ended in state: ${state}`,
+    };
   }
-  return { ok: false, ...base, error_type: 'a2a_task_incomplete', error_message: `Remote A2A task is still ${state}` };
+  return {
+    ok: false,
+    ...base,
+    error_type: 'a2a_task_incomplete',
+    error_message: `Remote A2A task is still ${state}`,
+  };
 }
 
 function resultOfMessage(message: Message): A2AResult {
-  return { ok: true, state: 'completed', output: textOf(message.parts), task_id: message.taskId || undefined, context_id: message.contextId || undefined };
+  return {
+    ok: true,
+    state: 'completed',
+    output: textOf(message.parts),
+    task_id: message.taskId || undefined,
+    context_id: message.contextId || undefined,
+  };
 }
 
 function failure(error: unknown, limit: number): A2AResult {
-  const tooLarge = error instanceof ResponseTooLargeError || (error as { cause?: unknown })?.cause instanceof ResponseTooLargeError;
+  const tooLarge =
+    error instanceof ResponseTooLargeError ||
+    (error as { cause?: unknown })?.cause instanceof ResponseTooLargeError;
   return {
     ok: false,
     state: 'unknown',
@@ -146,7 +185,9 @@ function failure(error: unknown, limit: number): A2AResult {
     task_id: undefined,
     context_id: undefined,
     error_type: tooLarge ? 'a2a_response_too_large' : 'a2a_error',
-    error_message: tooLarge ? `The remote agent's reply is larger than ${limit} bytes and was not read.` : modelSafeErrorMessage(error),
+    error_message: tooLarge
+      ? `The remote agent's reply is larger than ${limit} bytes and was not read.`
+      : modelSafeErrorMessage(error),
   };
 }
 
@@ -168,15 +209,28 @@ export function createA2AClient(options: A2AClientOptions): A2AClient {
   const timeoutMs = options.timeoutMs ?? 120_000;
   const maxRequestBytes = options.maxRequestBytes ?? 1024 * 1024;
   const maxResponseBytes = options.maxResponseBytes ?? 4 * 1024 * 1024;
-  const fetchImpl = limitedFetch(options.fetch ?? globalThis.fetch, maxResponseBytes, options.headers ?? {});
+  const fetchImpl = limitedFetch(
+    options.fetch ?? globalThis.fetch,
+    maxResponseBytes,
+    options.headers ?? {},
+  );
   let client: Promise<{ client: Client; sdk: Sdk }> | undefined;
 
   const connect = async (): Promise<{ client: Client; sdk: Sdk }> => {
     const [sdk, clientSdk] = await loadSdk();
-    const { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory } = clientSdk;
+    const {
+      ClientFactory,
+      ClientFactoryOptions,
+      DefaultAgentCardResolver,
+      JsonRpcTransportFactory,
+      RestTransportFactory,
+    } = clientSdk;
     const factory = new ClientFactory(
       ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-        transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })],
+        transports: [
+          new JsonRpcTransportFactory({ fetchImpl }),
+          new RestTransportFactory({ fetchImpl }),
+        ],
         cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
       }),
     );
@@ -208,12 +262,23 @@ export function createA2AClient(options: A2AClientOptions): A2AClient {
         contextId: send.contextId ?? '',
         taskId: send.taskId ?? '',
         role: sdk.Role.ROLE_USER,
-        parts: [{ content: { $case: 'text' as const, value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+        parts: [
+          {
+            content: { $case: 'text' as const, value: text },
+            metadata: undefined,
+            filename: '',
+            mediaType: 'text/plain',
+          },
+        ],
         metadata,
         extensions: [],
         referenceTaskIds: [],
       },
-      configuration: { acceptedOutputModes: ['text/plain', 'application/json'], taskPushNotificationConfig: undefined, returnImmediately: false },
+      configuration: {
+        acceptedOutputModes: ['text/plain', 'application/json'],
+        taskPushNotificationConfig: undefined,
+        returnImmediately: false,
+      },
       metadata,
     };
   };
@@ -230,7 +295,9 @@ export function createA2AClient(options: A2AClientOptions): A2AClient {
         }
       : undefined;
   const signalOf = (send: A2ASendOptions): AbortSignal =>
-    send.signal ? AbortSignal.any([send.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
+    send.signal
+      ? AbortSignal.any([send.signal, AbortSignal.timeout(timeoutMs)])
+      : AbortSignal.timeout(timeoutMs);
 
   return {
     async getCard() {
@@ -239,7 +306,11 @@ export function createA2AClient(options: A2AClientOptions): A2AClient {
       return {
         name: card.name,
         description: card.description,
-        skills: card.skills.map((skill) => ({ id: skill.id, name: skill.name, description: skill.description })),
+        skills: card.skills.map((skill) => ({
+          id: skill.id,
+          name: skill.name,
+          description: skill.description,
+        })),
         streaming: card.capabilities?.streaming === true,
       };
     },
@@ -248,7 +319,9 @@ export function createA2AClient(options: A2AClientOptions): A2AClient {
       if (refused) return refused;
       try {
         const { client: connected, sdk } = await ready();
-        const reply = await connected.sendMessage(request(sdk, text, send), { signal: signalOf(send) });
+        const reply = await connected.sendMessage(request(sdk, text, send), {
+          signal: signalOf(send),
+        });
         return 'messageId' in reply ? resultOfMessage(reply) : resultOfTask(reply);
       } catch (error) {
         return failure(error, maxResponseBytes);
@@ -259,15 +332,26 @@ export function createA2AClient(options: A2AClientOptions): A2AClient {
       if (refused) return refused;
       let task: Task | undefined;
       let direct: Message | undefined;
-      const ids = { task_id: undefined as string | undefined, context_id: undefined as string | undefined };
+      const ids = {
+        task_id: undefined as string | undefined,
+        context_id: undefined as string | undefined,
+      };
       try {
         const { client: connected, sdk } = await ready();
-        for await (const event of connected.sendMessageStream(request(sdk, text, send), { signal: signalOf(send) })) {
+        for await (const event of connected.sendMessageStream(request(sdk, text, send), {
+          signal: signalOf(send),
+        })) {
           const payload = event.payload;
           if (!payload) continue;
           if (payload.$case === 'message') {
             direct = payload.value;
-            yield { type: 'text', text: textOf(direct.parts), state: 'completed', task_id: direct.taskId || undefined, context_id: direct.contextId || undefined };
+            yield {
+              type: 'text',
+              text: textOf(direct.parts),
+              state: 'completed',
+              task_id: direct.taskId || undefined,
+              context_id: direct.contextId || undefined,
+            };
           } else if (payload.$case === 'task') {
             task = payload.value;
             ids.task_id = task.id;
@@ -283,7 +367,14 @@ export function createA2AClient(options: A2AClientOptions): A2AClient {
             const artifact = payload.value.artifact;
             if (task && artifact) task = { ...task, artifacts: [...task.artifacts, artifact] };
             const chunk = textOf(artifact?.parts);
-            if (chunk) yield { type: 'text', text: chunk, state: 'working', task_id: payload.value.taskId, context_id: payload.value.contextId };
+            if (chunk)
+              yield {
+                type: 'text',
+                text: chunk,
+                state: 'working',
+                task_id: payload.value.taskId,
+                context_id: payload.value.contextId,
+              };
           }
         }
       } catch (error) {
@@ -291,12 +382,23 @@ export function createA2AClient(options: A2AClientOptions): A2AClient {
       }
       if (direct) return resultOfMessage(direct);
       if (task) return resultOfTask(task);
-      return { ok: false, state: 'unknown', output: '', ...ids, error_type: 'a2a_error', error_message: 'A2A response did not include a task result' };
+      return {
+        ok: false,
+        state: 'unknown',
+        output: '',
+        ...ids,
+        error_type: 'a2a_error',
+        error_message: 'A2A response did not include a task result',
+      };
     },
     async cancel(taskId) {
       try {
         const { client: connected } = await ready();
-        return resultOfTask(await connected.cancelTask({ tenant: '', id: taskId, metadata: undefined } as never, { signal: AbortSignal.timeout(timeoutMs) }));
+        return resultOfTask(
+          await connected.cancelTask({ tenant: '', id: taskId, metadata: undefined } as never, {
+            signal: AbortSignal.timeout(timeoutMs),
+          }),
+        );
       } catch (error) {
         return failure(error, maxResponseBytes);
       }

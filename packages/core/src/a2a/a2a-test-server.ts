@@ -5,7 +5,11 @@ import type { AddressInfo } from 'node:net';
 /** Metadata and texts the test agent received. */
 export interface A2ATestServer {
   readonly url: string;
-  readonly received: { text: string; metadata: Record<string, unknown> | undefined; authorization: string | undefined }[];
+  readonly received: {
+    text: string;
+    metadata: Record<string, unknown> | undefined;
+    authorization: string | undefined;
+  }[];
   close(): Promise<void>;
 }
 
@@ -27,16 +31,28 @@ export async function startA2ATestServer(): Promise<A2ATestServer> {
   const { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } = server;
   const received: A2ATestServer['received'] = [];
   let authorization: string | undefined;
-  const text = (value: string) => ({ content: { $case: 'text' as const, value }, metadata: undefined, filename: '', mediaType: 'text/plain' });
+  const text = (value: string) => ({
+    content: { $case: 'text' as const, value },
+    metadata: undefined,
+    filename: '',
+    mediaType: 'text/plain',
+  });
 
   const executor = {
     cancelTask: async () => undefined,
     async execute(
-      context: { userMessage: import('@a2a-js/sdk').Message; taskId: string; contextId: string; task?: unknown },
+      context: {
+        userMessage: import('@a2a-js/sdk').Message;
+        taskId: string;
+        contextId: string;
+        task?: unknown;
+      },
       bus: { publish(event: unknown): void; finished(): void },
     ) {
       const message = context.userMessage;
-      const input = message.parts.map((part) => (part.content?.$case === 'text' ? part.content.value : '')).join('');
+      const input = message.parts
+        .map((part) => (part.content?.$case === 'text' ? part.content.value : ''))
+        .join('');
       received.push({ text: input, metadata: message.metadata, authorization });
       const { taskId, contextId } = context;
       const status = (state: number, reply?: string) =>
@@ -47,7 +63,16 @@ export async function startA2ATestServer(): Promise<A2ATestServer> {
             state,
             timestamp: new Date().toISOString(),
             message: reply
-              ? { messageId: randomUUID(), contextId, taskId, role: Role.ROLE_AGENT, parts: [text(reply)], metadata: undefined, extensions: [], referenceTaskIds: [] }
+              ? {
+                  messageId: randomUUID(),
+                  contextId,
+                  taskId,
+                  role: Role.ROLE_AGENT,
+                  parts: [text(reply)],
+                  metadata: undefined,
+                  extensions: [],
+                  referenceTaskIds: [],
+                }
               : undefined,
           },
           metadata: undefined,
@@ -56,27 +81,57 @@ export async function startA2ATestServer(): Promise<A2ATestServer> {
         AgentEvent.artifactUpdate({
           taskId,
           contextId,
-          artifact: { artifactId: randomUUID(), name: 'result', description: '', parts: [text(value)], metadata: undefined, extensions: [] },
+          artifact: {
+            artifactId: randomUUID(),
+            name: 'result',
+            description: '',
+            parts: [text(value)],
+            metadata: undefined,
+            extensions: [],
+          },
           append: false,
           lastChunk: true,
           metadata: undefined,
         });
       if (input.startsWith('hello')) {
         bus.publish(
-          AgentEvent.message({ messageId: randomUUID(), contextId, taskId: '', role: Role.ROLE_AGENT, parts: [text('hi there')], metadata: undefined, extensions: [], referenceTaskIds: [] }),
+          AgentEvent.message({
+            messageId: randomUUID(),
+            contextId,
+            taskId: '',
+            role: Role.ROLE_AGENT,
+            parts: [text('hi there')],
+            metadata: undefined,
+            extensions: [],
+            referenceTaskIds: [],
+          }),
         );
         bus.finished();
         return;
       }
       if (!context.task) {
         bus.publish(
-          AgentEvent.task({ id: taskId, contextId, status: { state: TaskState.TASK_STATE_SUBMITTED, timestamp: new Date().toISOString(), message: undefined }, artifacts: [], history: [message], metadata: undefined }),
+          AgentEvent.task({
+            id: taskId,
+            contextId,
+            status: {
+              state: TaskState.TASK_STATE_SUBMITTED,
+              timestamp: new Date().toISOString(),
+              message: undefined,
+            },
+            artifacts: [],
+            history: [message],
+            metadata: undefined,
+          }),
         );
       }
       bus.publish(status(TaskState.TASK_STATE_WORKING, 'working on it'));
-      if (input.startsWith('fail')) bus.publish(status(TaskState.TASK_STATE_FAILED, 'the remote agent could not do it'));
-      else if (input.startsWith('ask')) bus.publish(status(TaskState.TASK_STATE_INPUT_REQUIRED, 'Which date?'));
-      else if (input.startsWith('login')) bus.publish(status(TaskState.TASK_STATE_AUTH_REQUIRED, 'Please sign in.'));
+      if (input.startsWith('fail'))
+        bus.publish(status(TaskState.TASK_STATE_FAILED, 'the remote agent could not do it'));
+      else if (input.startsWith('ask'))
+        bus.publish(status(TaskState.TASK_STATE_INPUT_REQUIRED, 'Which date?'));
+      else if (input.startsWith('login'))
+        bus.publish(status(TaskState.TASK_STATE_AUTH_REQUIRED, 'Please sign in.'));
       else if (input.startsWith('big:')) {
         bus.publish(artifact('x'.repeat(Number(input.slice(4)))));
         bus.publish(status(TaskState.TASK_STATE_COMPLETED));
@@ -103,7 +158,14 @@ export async function startA2ATestServer(): Promise<A2ATestServer> {
   const card = {
     name: 'Test Travel Agent',
     description: 'Books trips for tests.',
-    supportedInterfaces: [{ url: `http://127.0.0.1:${port}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }],
+    supportedInterfaces: [
+      {
+        url: `http://127.0.0.1:${port}/a2a/jsonrpc`,
+        protocolBinding: 'JSONRPC',
+        tenant: '',
+        protocolVersion: '1.0',
+      },
+    ],
     provider: undefined,
     version: '1.0.0',
     capabilities: { streaming: true, pushNotifications: false, extensions: [] },
@@ -111,16 +173,42 @@ export async function startA2ATestServer(): Promise<A2ATestServer> {
     securityRequirements: [],
     defaultInputModes: ['text/plain'],
     defaultOutputModes: ['text/plain'],
-    skills: [{ id: 'book', name: 'Book trips', description: 'Books flights', tags: [], examples: [], inputModes: [], outputModes: [], securityRequirements: [] }],
+    skills: [
+      {
+        id: 'book',
+        name: 'Book trips',
+        description: 'Books flights',
+        tags: [],
+        examples: [],
+        inputModes: [],
+        outputModes: [],
+        securityRequirements: [],
+      },
+    ],
     signatures: [],
   };
-  const handler = new DefaultRequestHandler(card as never, new InMemoryTaskStore(), executor as never);
+  const handler = new DefaultRequestHandler(
+    card as never,
+    new InMemoryTaskStore(),
+    executor as never,
+  );
   app.use((req, _res, next) => {
     if (req.method === 'POST') authorization = req.headers.authorization;
     next();
   });
-  app.use('/.well-known/agent-card.json', serverExpress.agentCardHandler({ agentCardProvider: { getAgentCard: async () => card } as never }));
-  app.use('/a2a/jsonrpc', serverExpress.jsonRpcHandler({ requestHandler: handler, userBuilder: serverExpress.UserBuilder.noAuthentication }));
+  app.use(
+    '/.well-known/agent-card.json',
+    serverExpress.agentCardHandler({
+      agentCardProvider: { getAgentCard: async () => card } as never,
+    }),
+  );
+  app.use(
+    '/a2a/jsonrpc',
+    serverExpress.jsonRpcHandler({
+      requestHandler: handler,
+      userBuilder: serverExpress.UserBuilder.noAuthentication,
+    }),
+  );
   return {
     url: `http://127.0.0.1:${port}`,
     received,

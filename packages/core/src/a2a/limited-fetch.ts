@@ -10,7 +10,11 @@ export class ResponseTooLargeError extends Error {
  * Wraps `fetch` so every response body is cut off (with {@link ResponseTooLargeError}) once it
  * passes `maxBytes` — a stream is counted as a whole — and `headers` are added to every request.
  */
-export function limitedFetch(base: typeof fetch, maxBytes: number, headers: Record<string, string>): typeof fetch {
+export function limitedFetch(
+  base: typeof fetch,
+  maxBytes: number,
+  headers: Record<string, string>,
+): typeof fetch {
   return async (input, init) => {
     const merged = new Headers(init?.headers);
     for (const [name, value] of Object.entries(headers)) merged.set(name, value);
@@ -31,6 +35,10 @@ export function limitedFetch(base: typeof fetch, maxBytes: number, headers: Reco
         },
       }),
     );
-    return new Response(counted, { status: response.status, statusText: response.statusText, headers: response.headers });
+    return new Response(counted, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
   };
 }

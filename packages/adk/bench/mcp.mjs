@@ -1,0 +1,91 @@
+// MCP call cost, side by side against one local server: a KsADK MCP tool through the gateway,
+// a raw pooled @modelcontextprotocol/sdk Client.callTool, and @google/adk's MCPToolset tool
+// (which opens a session per call).
+
+import { LogLevel, MCPToolset, setLogLevel } from '@google/adk';
+import { createToolGateway, loadMcpToolsets } from '@ksadk/core';
+import { startMcpTestServer } from '@ksadk/core/testing';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+// ADK logs every per-call session teardown as an error; nothing above ERROR exists, so go past it.
+setLogLevel(LogLevel.ERROR + 1);
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[sorted.length >> 1];
+};
+/** Interleaved rounds so drift (GC, CPU frequency, the server warming up) hits every path alike. */
+async function interleaved(fns, { rounds = 12, batch = 40, warmup = 40 } = {}) {
+  for (const fn of fns) for (let i = 0; i < warmup; i += 1) await fn();
+  const samples = fns.map(() => []);
+  for (let round = 0; round < rounds; round += 1) {
+    for (const [index, fn] of fns.entries()) {
+      for (let i = 0; i < batch; i += 1) {
+        const start = process.hrtime.bigint();
+        await fn();
+        samples[index].push(Number(process.hrtime.bigint() - start) / 1e6);
+      }
+    }
+  }
+  return samples.map(median);
+}
+async function perCallMs(fn, { warmup = 30, runs = 300 } = {}) {
+  for (let i = 0; i < warmup; i += 1) await fn();
+  const times = [];
+  for (let i = 0; i < runs; i += 1) {
+    const start = process.hrtime.bigint();
+    await fn();
+    times.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  return median(times);
+}
+
+const server = await startMcpTestServer({
+  stateful: true,
+  tools: [
+    {
+      name: 'echo',
+      inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+      handler: ({ text }) => ({ content: [{ type: 'text', text: String(text) }] }),
+    },
+  ],
+});
+const args = { text: 'hello' };
+
+const loaded = await loadMcpToolsets([{ name: 'bench', url: server.url }]);
+const gateway = createToolGateway({ approvalMode: 'full', env: {} });
+const [echo] = loaded.tools;
+const raw = new Client({ name: 'raw', version: '1' });
+await raw.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+const [pooled, ours] = await interleaved([
+  () => raw.callTool({ name: 'echo', arguments: args }),
+  () => gateway.invoke(echo, args),
+]);
+
+const adkToolset = new MCPToolset({ type: 'StreamableHTTPConnectionParams', url: server.url }, []);
+const [adkTool] = await adkToolset.getTools();
+const adk = await perCallMs(
+  () => adkTool.runAsync({ args, toolContext: { abortSignal: undefined } }),
+  { warmup: 10, runs: 100 },
+);
+
+await raw.close();
+await loaded.close();
+await adkToolset.close();
+await server.close();
+
+const row = (name, ms) =>
+  `${name.padEnd(46)} ${ms.toFixed(3).padStart(8)} ms   ${(ms / pooled).toFixed(2)}× raw`;
+console.log(
+  '\nMCP tool call against one local Streamable HTTP server (median of sequential calls)',
+);
+console.log(row('raw pooled @modelcontextprotocol/sdk callTool', pooled));
+console.log(row('@ksadk/core MCP tool via gateway.invoke', ours));
+console.log(row('@google/adk MCPToolset tool.runAsync', adk));
+console.log('\nTargets');
+console.log(
+  `  within 1.1× of the raw pooled client: ${(ours / pooled).toFixed(2)}× — ${ours / pooled <= 1.1 ? 'yes' : 'NO'}`,
+);
+console.log(
+  `  at least 3× faster than ADK's MCPToolset: ${(adk / ours).toFixed(1)}× — ${adk / ours >= 3 ? 'yes' : 'NO'}`,
+);
