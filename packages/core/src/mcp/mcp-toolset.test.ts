@@ -227,6 +227,8 @@ describe('an MCP toolset against a real server', () => {
     expect(server.methods.filter((method) => method === 'initialize')).toHaveLength(2);
     await server.forgetSessions();
     expect((await toolset.refresh()).map((t) => t.name)).toEqual(['weather_forecast']);
+    await toolset.close();
+    expect(server.requests.at(-1)?.method).toBe('DELETE');
   });
 
   it('a server restarted mid-session: list recovers; a call is never replayed; the next call works', async () => {

@@ -137,7 +137,14 @@ export function createMcpToolset(
       await client.close().catch(() => undefined);
       throw error;
     }
-    return { client, close: () => client.close() };
+    return {
+      client,
+      // Tell a stateful server the session is over (DELETE), then close the transport.
+      close: async () => {
+        await transport.terminateSession().catch(() => undefined);
+        await client.close();
+      },
+    };
   };
   /** Initialisation is safe to repeat: retry it when a pooled connection turns out to be dead. */
   const connectWithRetry = async (): Promise<Session> => {
