@@ -21,6 +21,16 @@ export {
   resolveResultBudget,
 } from './budget/result-budget.js';
 export {
+  type A2AAgentConfig,
+  type AgentAssembly,
+  type AssembleAgentToolsOptions,
+  type AssembleFromEnvOptions,
+  assembleAgentTools,
+  assembleAgentToolsFromEnv,
+  type SkillsSlot,
+  type ToolSource,
+} from './catalog/assemble-agent-tools.js';
+export {
   BUILTIN_TOOLS_ENV,
   type BuiltinToolsMode,
   type BuiltinToolsProfile,

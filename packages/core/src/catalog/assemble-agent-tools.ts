@@ -1,0 +1,284 @@
+import { createA2AAgentTool } from '../a2a/a2a-agent-tool.js';
+import { type A2AClientOptions, createA2AClient } from '../a2a/a2a-client.js';
+import {
+  loadMcpToolsets,
+  loadMcpToolsetsFromEnv,
+  type McpLoadResult,
+} from '../mcp/load-mcp-toolsets.js';
+import type { McpServerConfig } from '../mcp/mcp-config.js';
+import type { KnowledgeBase } from '../memory/memory-backend.js';
+import type { RiskLevel } from '../tool/policy.js';
+import type { Tool } from '../tool/tool.js';
+import {
+  createMemoryToolset,
+  type MemoryToolsetOptions,
+  memoryToolsetFromEnv,
+} from '../toolsets/memory/index.js';
+import { modelSafeErrorMessage } from '../util/sanitize-message.js';
+import { createToolCatalog, type ToolCatalog, type ToolCatalogOptions } from './tool-catalog.js';
+
+/** Where a tool of an assembly came from, in load order. */
+export type ToolSource = 'own' | 'memory' | 'skills' | 'builtin' | 'mcp' | 'a2a';
+
+/** A remote A2A agent to offer as a tool. */
+export interface A2AAgentConfig extends A2AClientOptions {
+  name?: string;
+  description?: string;
+  riskLevel?: RiskLevel;
+}
+
+/** The Skill Runtime slot: tools and the instruction text (a skill manifest) they come with. */
+export interface SkillsSlot {
+  tools: readonly Tool[];
+  instructions?: string;
+}
+
+/** Options for {@link assembleAgentTools}. */
+export interface AssembleAgentToolsOptions {
+  /** The agent's own KsADK tools; they come first and win every name clash. */
+  tools?: readonly Tool[];
+  /** Memory and knowledge-base tools: backends, ready tools, or `false`. @default none */
+  memory?: MemoryToolsetOptions | readonly Tool[] | false;
+  /** The Skill Runtime slot. @default none */
+  skills?: SkillsSlot | false;
+  /**
+   * Built-in tools: a selection (`mode`, `profile`, `include`) from the catalogue, or `false`.
+   * @default `KSADK_BUILTIN_TOOLS_MODE` / `KSADK_BUILTIN_TOOLS_PROFILE` (off unless set)
+   */
+  builtins?: { mode?: string; profile?: string; include?: string | readonly string[] } | false;
+  /** The catalogue built-ins come from (and where MCP and A2A tools are registered). @default a new one */
+  catalog?: ToolCatalog | ToolCatalogOptions;
+  /** MCP servers (validated per entry), toolsets already loaded, or `false`. @default none */
+  mcp?: readonly McpServerConfig[] | unknown[] | McpLoadResult | false;
+  /** Remote A2A agents to offer as tools. @default none */
+  a2a?: readonly A2AAgentConfig[];
+  /** Fail on any configuration problem instead of reporting it. @default false */
+  strict?: boolean;
+}
+
+/** The tools an adapter injects at load time, in order. */
+export interface AgentAssembly {
+  /** own → memory → skills → built-ins → MCP → A2A; names unique (earlier wins). */
+  readonly tools: readonly Tool[];
+  /** Where each tool came from. */
+  readonly sources: Readonly<Record<string, ToolSource>>;
+  /** Text to add to the agent's instructions (the skill manifest), or `''`. */
+  readonly instructions: string;
+  /** Every name clash, skipped toolset and configuration problem. */
+  readonly warnings: readonly string[];
+  /** The catalogue (with MCP and A2A tools registered, for `tool_search` and the dispatcher). */
+  readonly catalog: ToolCatalog;
+  /**
+   * Tools for one request from names `tool_search` returned (deferred loading): only names this
+   * assembly's catalogue allows, unknown ones skipped one by one. Never changes `tools`.
+   */
+  selectDeferredTools(names: readonly string[]): { tools: Tool[]; skipped: string[] };
+  /** Releases MCP sessions (and anything else the assembly opened). */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the ordered tool list an adapter injects when an agent loads (never per request): the
+ * agent's own tools, memory, the skill runtime slot, built-ins, MCP toolsets, A2A agents. A
+ * later tool whose name is already taken is left out, and every clash, skipped toolset and
+ * configuration problem is reported in `warnings` — nothing is swallowed.
+ *
+ * @example
+ * ```ts
+ * const assembly = await assembleAgentTools({ tools: [myTool], builtins: { profile: 'coding' }, mcp: [{ name: 'docs', url }] });
+ * ```
+ */
+export async function assembleAgentTools(
+  options: AssembleAgentToolsOptions = {},
+): Promise<AgentAssembly> {
+  const warnings: string[] = [];
+  const catalog = isCatalog(options.catalog)
+    ? options.catalog
+    : createToolCatalog(options.catalog ?? {});
+  const ordered: Tool[] = [];
+  const sources: Record<string, ToolSource> = {};
+  const add = (tools: readonly Tool[], source: ToolSource): void => {
+    for (const tool of tools) {
+      const holder = sources[tool.name];
+      if (holder !== undefined) {
+        warnings.push(
+          `${source} tool ${tool.name} is left out: the name is taken by a ${holder} tool loaded earlier`,
+        );
+        continue;
+      }
+      sources[tool.name] = source;
+      ordered.push(tool);
+    }
+  };
+  const closers: (() => Promise<void>)[] = [];
+
+  add(options.tools ?? [], 'own');
+
+  if (options.memory) {
+    const memoryTools = Array.isArray(options.memory)
+      ? options.memory
+      : createMemoryToolset(options.memory as MemoryToolsetOptions);
+    catalog.registerToolset('memory', memoryTools);
+    add(memoryTools, 'memory');
+  }
+
+  let instructions = '';
+  if (options.skills) {
+    catalog.registerToolset('skill', options.skills.tools);
+    add(options.skills.tools, 'skills');
+    instructions = options.skills.instructions?.trim() ?? '';
+  }
+
+  if (options.builtins !== false) {
+    try {
+      const builtins =
+        options.builtins === undefined
+          ? catalog.builtinToolsForRuntime()
+          : catalog.getAgentEngineTools({
+              mode: options.builtins.mode ?? 'direct',
+              profile: options.builtins.profile ?? 'default',
+              ...(options.builtins.include !== undefined
+                ? { include: options.builtins.include }
+                : {}),
+            });
+      // The catalogue's own memory and skill groups were added above, in their own slots.
+      add(
+        builtins.filter((tool) => sources[tool.name] === undefined || sources[tool.name] === 'own'),
+        'builtin',
+      );
+    } catch (error) {
+      if (options.strict) throw error;
+      warnings.push(`built-in tools skipped: ${modelSafeErrorMessage(error)}`);
+    }
+  }
+
+  const mcp = options.mcp;
+  if (mcp && (isLoadResult(mcp) || mcp.length > 0)) {
+    const loaded: McpLoadResult = isLoadResult(mcp)
+      ? mcp
+      : await loadMcpToolsets(mcp, { strict: options.strict ?? false });
+    closers.push(loaded.close);
+    warnings.push(...loaded.problems);
+    catalog.registerExternalTools(loaded.tools);
+    add(loaded.tools, 'mcp');
+  }
+
+  for (const agent of options.a2a ?? []) {
+    try {
+      const tool = await createA2AAgentTool({
+        client: createA2AClient(agent),
+        ...(agent.name ? { name: agent.name } : {}),
+        ...(agent.description ? { description: agent.description } : {}),
+        ...(agent.riskLevel ? { riskLevel: agent.riskLevel } : {}),
+      });
+      catalog.registerExternalTools([tool]);
+      add([tool], 'a2a');
+    } catch (error) {
+      if (options.strict) throw error;
+      warnings.push(
+        `A2A agent at ${new URL(agent.url).host} skipped: ${modelSafeErrorMessage(error)}`,
+      );
+    }
+  }
+
+  const tools = Object.freeze([...ordered]);
+  const builtinProfile = options.builtins ? (options.builtins.profile ?? 'default') : 'coding';
+  const a2aDescriptors = () =>
+    ordered
+      .filter((tool) => sources[tool.name] === 'a2a')
+      .flatMap((tool) => catalog.describeAgentEngineTools({ include: tool.name }));
+  return {
+    tools,
+    sources: Object.freeze({ ...sources }),
+    instructions,
+    warnings: Object.freeze([...warnings]),
+    catalog,
+    selectDeferredTools(names) {
+      // What tool_search may offer: the built-in profile's tools and runnable external ones.
+      const offered = new Map<string, Tool>();
+      for (const tool of catalog.getAgentEngineTools({ profile: builtinProfile }))
+        offered.set(tool.name, tool);
+      for (const descriptor of catalog
+        .describeAgentEngineTools({ include: 'mcp' })
+        .concat(a2aDescriptors())) {
+        const [tool] = descriptor.callable
+          ? catalog.getAgentEngineTools({ include: descriptor.name })
+          : [];
+        if (tool) offered.set(tool.name, tool);
+      }
+      const selected: Tool[] = [];
+      const skipped: string[] = [];
+      for (const name of new Set(names)) {
+        const tool = tools.find((candidate) => candidate.name === name) ?? offered.get(name);
+        if (tool) selected.push(tool);
+        else skipped.push(name);
+      }
+      return { tools: selected, skipped };
+    },
+    async close() {
+      await Promise.allSettled(closers.map((close) => close()));
+    },
+  };
+}
+
+function isLoadResult(value: unknown): value is McpLoadResult {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Array.isArray((value as McpLoadResult).toolsets)
+  );
+}
+
+function isCatalog(value: unknown): value is ToolCatalog {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as ToolCatalog).getAgentEngineTools === 'function'
+  );
+}
+
+/** Options for {@link assembleAgentToolsFromEnv}: code parts the environment cannot express. */
+export interface AssembleFromEnvOptions {
+  /** The agent's own tools. */
+  tools?: readonly Tool[];
+  /** A knowledge-base client (enables `search_knowledge_base`). */
+  knowledgeBase?: KnowledgeBase;
+  /** The Skill Runtime slot. */
+  skills?: SkillsSlot;
+  /** Remote A2A agents. */
+  a2a?: readonly A2AAgentConfig[];
+  catalog?: ToolCatalog | ToolCatalogOptions;
+  env?: NodeJS.ProcessEnv;
+  strict?: boolean;
+}
+
+/**
+ * {@link assembleAgentTools} configured from the environment: memory from `KSADK_LTM_BACKEND`,
+ * built-ins from `KSADK_BUILTIN_TOOLS_MODE` / `KSADK_BUILTIN_TOOLS_PROFILE`, MCP from
+ * `KSADK_MCP_SERVERS` (unless `KSADK_ENABLE_MCP_TOOLS` is off).
+ */
+export async function assembleAgentToolsFromEnv(
+  options: AssembleFromEnvOptions = {},
+): Promise<AgentAssembly> {
+  const env = options.env ?? process.env;
+  const memory = memoryToolsetFromEnv({
+    env,
+    ...(options.knowledgeBase ? { knowledgeBase: options.knowledgeBase } : {}),
+  });
+  const mcp = await loadMcpToolsetsFromEnv({ env, strict: options.strict ?? false });
+  const assembly = await assembleAgentTools({
+    ...(options.tools ? { tools: options.tools } : {}),
+    memory: memory.tools.length > 0 ? memory.tools : false,
+    ...(options.skills ? { skills: options.skills } : {}),
+    catalog: isCatalog(options.catalog)
+      ? options.catalog
+      : createToolCatalog({ env, ...(options.catalog ?? {}) }),
+    mcp,
+    ...(options.a2a ? { a2a: options.a2a } : {}),
+    ...(options.strict !== undefined ? { strict: options.strict } : {}),
+  });
+  return memory.problems.length === 0
+    ? assembly
+    : { ...assembly, warnings: Object.freeze([...memory.problems, ...assembly.warnings]) };
+}
