@@ -20,7 +20,12 @@ export function createKsadkMiddleware(): AgentMiddleware {
       try {
         return await handler(request);
       } catch (error) {
-        if (KsadkError.isInstance(error)) throw error;
+        // Interrupts (approval pauses) and other graph signals must reach LangGraph untouched.
+        if (
+          KsadkError.isInstance(error) ||
+          (error as { is_bubble_up?: unknown } | undefined)?.is_bubble_up === true
+        )
+          throw error;
         return new ToolMessage({
           content: `${error}\n Please fix your mistakes.`,
           tool_call_id: request.toolCall.id ?? '',

@@ -1,0 +1,1 @@
+export { ScriptedChatModel, type ScriptedReply } from './scripted-chat-model.js';
