@@ -7,9 +7,7 @@ import type { ChatResult } from '@langchain/core/outputs';
 export type ScriptedReply =
   | string
   | { tool_calls: { name: string; args: Record<string, unknown>; id?: string }[]; content?: string }
-  | ((
-      messages: BaseMessage[],
-    ) =>
+  | ((messages: BaseMessage[]) =>
       | string
       | {
           tool_calls: { name: string; args: Record<string, unknown>; id?: string }[];

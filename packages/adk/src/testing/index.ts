@@ -1,0 +1,1 @@
+export { ScriptedLlm, type ScriptedTurn } from './scripted-llm.js';
