@@ -1,4 +1,14 @@
 export {
+  createToolLoop,
+  type LoadOpenAIToolsOptions,
+  loadOpenAITools,
+  type OpenAIToolsLoad,
+  type ToolLoop,
+  type ToolLoopMessages,
+  type ToolLoopOptions,
+  type ToolLoopResult,
+} from './create-tool-loop.js';
+export {
   type OpenAIToolCall,
   type PendingToolCall,
   type RunToolCallsOptions,

@@ -1,0 +1,5 @@
+export {
+  createScriptedOpenAIFetch,
+  type ScriptedOpenAIFetch,
+  type ScriptedOpenAITurn,
+} from './scripted-openai-fetch.js';
