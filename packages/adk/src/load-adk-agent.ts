@@ -65,7 +65,8 @@ export async function loadAdkAgent(
   if (assembly.instructions) {
     const text = assembly.instructions;
     const addInstructions: BeforeModel = ({ request }) => {
-      const config = (request.config ??= {});
+      request.config ??= {};
+      const config = request.config;
       const current = config.systemInstruction as
         | string
         | { parts?: { text?: string }[] }

@@ -2,9 +2,7 @@
 export type ScriptedOpenAITurn =
   | string
   | { toolCalls: { name: string; arguments: Record<string, unknown> | string; id?: string }[] }
-  | ((
-      body: Record<string, unknown>,
-    ) =>
+  | ((body: Record<string, unknown>) =>
       | string
       | {
           toolCalls: { name: string; arguments: Record<string, unknown> | string; id?: string }[];

@@ -1,0 +1,21 @@
+import { describe, expect, it } from 'vitest';
+import { runLangGraphExample } from './agent.js';
+import { checkReport } from './scenario.js';
+
+describe('LangGraph example', () => {
+  it('runs offline, asks for the edit, and checks itself', async () => {
+    const report = await runLangGraphExample({ live: false });
+    expect(checkReport(report)).toEqual([]);
+    expect(report.approvalsAsked).toBe(1);
+    expect(report.notes).toBe('# Trip\n- pack: passport, umbrella\n');
+    expect(report.transcript.join('\n')).toMatch(
+      /graph paused: edit_workspace_file needs approval[\s\S]*host: approves/,
+    );
+  });
+
+  it('a rejection leaves the notes alone', async () => {
+    const report = await runLangGraphExample({ live: false, approve: false });
+    expect(report.notes).toBe('# Trip\n- pack: passport\n');
+    expect(report.transcript.join('\n')).toContain('approval_rejected');
+  });
+});

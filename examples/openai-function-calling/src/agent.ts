@@ -1,0 +1,117 @@
+import { createToolGateway } from '@ksadk/core';
+import { createToolLoop, loadOpenAITools } from '@ksadk/openai';
+import { createScriptedOpenAIFetch } from '@ksadk/openai/testing';
+import OpenAI from 'openai';
+import { type ExampleReport, startScenario } from './scenario.js';
+
+/** The conversation an offline run plays: read the notes, check the weather, edit the notes, answer. */
+function offlineModel() {
+  return createScriptedOpenAIFetch([
+    { toolCalls: [{ name: 'read_workspace_file', arguments: { path: 'notes/trip.md' } }] },
+    { toolCalls: [{ name: 'city_weather', arguments: { place: { city: 'Oslo' } } }] },
+    {
+      toolCalls: [
+        {
+          name: 'edit_workspace_file',
+          // A model cannot approve its own call: this `approval` is ignored by the gateway.
+          arguments: {
+            path: 'notes/trip.md',
+            old_text: '- pack: passport',
+            new_text: '- pack: passport, umbrella',
+            approval: { approved: true },
+          },
+        },
+      ],
+    },
+    'Oslo looks rainy (9°C), so I added an umbrella to your packing list.',
+  ]);
+}
+
+/**
+ * Runs the example: an OpenAI function-calling loop over KsADK tools (memory → workspace →
+ * MCP), with the host approving gated calls. Offline with a scripted model unless
+ * OPENAI_API_KEY is set (OPENAI_BASE_URL and OPENAI_MODEL are honoured).
+ */
+export async function runOpenAIExample(
+  options: { live?: boolean; approve?: boolean } = {},
+): Promise<ExampleReport> {
+  const live = options.live ?? Boolean(process.env['OPENAI_API_KEY']);
+  const scenario = await startScenario();
+  const { tools, gateway, assembly, close } = await loadOpenAITools({
+    gateway: createToolGateway({ approvalMode: 'risk' }),
+    memory: { memory: scenario.memory },
+    builtins: { include: 'workspace' },
+    catalog: { workspace: { root: scenario.root } },
+    mcp: scenario.mcpServers,
+  });
+  const client = live
+    ? new OpenAI()
+    : new OpenAI({
+        apiKey: 'offline',
+        baseURL: 'http://scripted.invalid/v1',
+        fetch: offlineModel().fetch,
+        maxRetries: 0,
+      });
+  const loop = createToolLoop(client, {
+    model: live ? (process.env['OPENAI_MODEL'] ?? 'gpt-4.1-mini') : 'scripted',
+    tools,
+    gateway,
+    instructions: [
+      "You help plan trips. The user's notes are in the workspace (notes/trip.md).",
+      assembly.instructions,
+    ]
+      .filter(Boolean)
+      .join('\n\n'),
+  });
+  const transcript: string[] = ['user: Check the weather in Oslo and update my trip notes.'];
+  let approvalsAsked = 0;
+  let shown = 0;
+  /** Adds the conversation's new tool calls and results to the transcript. */
+  const flush = (messages: readonly unknown[]): void => {
+    for (const message of messages.slice(shown)) {
+      const m = message as {
+        role?: string;
+        content?: unknown;
+        tool_calls?: { function: { name: string; arguments: string } }[];
+      };
+      if (m.role === 'assistant')
+        for (const call of m.tool_calls ?? [])
+          transcript.push(`model calls ${call.function.name} ${call.function.arguments}`);
+      if (m.role === 'tool') transcript.push(`tool → ${String(m.content).slice(0, 160)}`);
+    }
+    shown = messages.length;
+  };
+  try {
+    let result = await loop.run(
+      'Check the weather in Oslo for my trip and update notes/trip.md with anything I should pack.',
+    );
+    while (result.status === 'needs_approval') {
+      flush(result.messages);
+      const decisions: Record<string, 'approve' | 'reject'> = {};
+      for (const pending of result.pending) {
+        approvalsAsked += 1;
+        const decision = options.approve === false ? 'reject' : 'approve';
+        transcript.push(
+          `gateway: ${pending.toolName} needs approval (${pending.approvalRequest.risk_level} risk) — nothing ran yet`,
+        );
+        transcript.push(`host: ${decision}s ${JSON.stringify(pending.approvalRequest.arguments)}`);
+        decisions[pending.callId] = decision;
+      }
+      result = await result.resume(decisions);
+    }
+    flush(result.messages);
+    const answer = result.status === 'completed' ? result.output : `(stopped: ${result.status})`;
+    transcript.push(`assistant: ${answer}`);
+    return {
+      live,
+      toolOrder: tools.map((tool) => tool.name),
+      transcript,
+      approvalsAsked,
+      notes: await scenario.readNotes(),
+      answer,
+    };
+  } finally {
+    await close();
+    await scenario.stop();
+  }
+}
