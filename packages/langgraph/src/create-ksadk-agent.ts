@@ -8,7 +8,7 @@ import {
 import type { DynamicStructuredTool } from '@langchain/core/tools';
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
 import { MemorySaver } from '@langchain/langgraph';
-import { type AgentMiddleware, createAgent } from 'langchain';
+import type { AgentMiddleware, createAgent } from 'langchain';
 import { createKsadkMiddleware } from './ksadk-middleware.js';
 import { toLangGraphTools } from './to-langgraph-tools.js';
 
@@ -87,12 +87,14 @@ export async function createKsadkAgent(options: CreateKsadkAgentOptions): Promis
   const { model, systemPrompt, checkpointer, middleware = [], name, ...load } = options;
   const { tools, assembly, gateway, close } = await loadLangGraphTools(load);
   const prompt = [systemPrompt?.trim(), assembly.instructions].filter(Boolean).join('\n\n');
+  // `langchain` is loaded here, on first use, so importing @ksadk/langgraph stays cheap.
+  const { createAgent } = await import('langchain');
   const agent = createAgent({
     model,
     tools,
     ...(prompt ? { systemPrompt: prompt } : {}),
     checkpointer: checkpointer ?? new MemorySaver(),
-    middleware: [createKsadkMiddleware(), ...middleware],
+    middleware: [await createKsadkMiddleware(), ...middleware],
     ...(name ? { name } : {}),
   });
   return { agent, assembly, gateway, close };

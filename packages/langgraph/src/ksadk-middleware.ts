@@ -1,19 +1,23 @@
 import { KsadkError } from '@ksadk/core';
 import { ToolMessage } from '@langchain/core/messages';
-import { type AgentMiddleware, createMiddleware } from 'langchain';
+import type { AgentMiddleware } from 'langchain';
 
 /**
  * `createAgent` middleware that makes KsADK configuration errors fatal instead of feeding
  * them back to the model as tool messages — above all a gated call in an agent without a
- * checkpointer, which cannot pause for a decision. Other tool errors keep LangChain's default
- * behaviour (an error tool message the model can react to).
+ * checkpointer, which cannot pause for a decision. Interrupts pass through untouched; other
+ * tool errors keep LangChain's default behaviour (an error tool message the model can react to).
+ *
+ * Asynchronous because `langchain` is loaded on first use (importing `@ksadk/langgraph` stays
+ * cheap for code that only converts tools).
  *
  * @example
  * ```ts
- * const agent = createAgent({ model, tools: toLangGraphTools(tools, { gateway }), middleware: [createKsadkMiddleware()] });
+ * const agent = createAgent({ model, tools: toLangGraphTools(tools, { gateway }), middleware: [await createKsadkMiddleware()] });
  * ```
  */
-export function createKsadkMiddleware(): AgentMiddleware {
+export async function createKsadkMiddleware(): Promise<AgentMiddleware> {
+  const { createMiddleware } = await import('langchain');
   return createMiddleware({
     name: 'KsadkMiddleware',
     wrapToolCall: async (request, handler) => {

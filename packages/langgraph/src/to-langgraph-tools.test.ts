@@ -148,7 +148,7 @@ describe('createKsadkMiddleware', () => {
     const agent = createAgent({
       model,
       tools: toLangGraphTools([writeNote], { gateway }),
-      middleware: [createKsadkMiddleware()],
+      middleware: [await createKsadkMiddleware()],
     });
     const run = agent.invoke({ messages: [{ role: 'user', content: 'save' }] });
     await expect(run).rejects.toThrowError(/needs a human decision.*checkpointer/);
@@ -169,7 +169,7 @@ describe('createKsadkMiddleware', () => {
     const agent = createAgent({
       model,
       tools: [broken, ...toLangGraphTools([], { gateway })],
-      middleware: [createKsadkMiddleware()],
+      middleware: [await createKsadkMiddleware()],
     });
     const out = await agent.invoke({ messages: [{ role: 'user', content: 'go' }] });
     expect(String(toolMessages(out.messages)[0]?.content)).toMatch(/plain failure/);
