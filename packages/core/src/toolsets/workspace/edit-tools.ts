@@ -17,10 +17,11 @@ import {
   WORKSPACE_BOUNDARY,
   WORKSPACE_GROUP,
   type WorkspaceRuntime,
+  workspaceBudget,
 } from './workspace-runtime.js';
 
 type Loaded =
-  | { loaded: true; target: ResolvedWorkspacePath; text: string }
+  | { loaded: true; root: string; target: ResolvedWorkspacePath; text: string }
   | { loaded: false; failure: Record<string, unknown> };
 
 /** Resolves, checks the read state and loads the file an edit applies to. */
@@ -60,7 +61,7 @@ async function loadForEdit(
       },
     };
   }
-  return { loaded: true, target, text: file.text };
+  return { loaded: true, root, target, text: file.text };
 }
 
 /** Writes the edited text atomically, refreshes the read state and builds the budgeted diff. */
@@ -68,6 +69,7 @@ async function saveEdit(
   runtime: WorkspaceRuntime,
   context: ToolExecutionContext,
   toolName: string,
+  root: string,
   target: ResolvedWorkspacePath,
   before: string,
   after: string,
@@ -87,7 +89,7 @@ async function saveEdit(
     { context: 3 },
   );
   const budgeted = await budgetTextFields({ diff }, toolName, ['diff'], {
-    budget: context.gateway.budget,
+    budget: workspaceBudget(context.gateway.budget, root),
     metadata: { toolCallId: context.callId },
     context: context.invocation,
   });
@@ -158,6 +160,7 @@ export function editWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
         runtime,
         context,
         'edit_workspace_file',
+        loaded.root,
         loaded.target,
         loaded.text,
         outcome.text,
@@ -237,6 +240,7 @@ export function multiEditWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
         runtime,
         context,
         'multi_edit_workspace_file',
+        loaded.root,
         loaded.target,
         loaded.text,
         text,

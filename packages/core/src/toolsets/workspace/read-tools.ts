@@ -6,7 +6,12 @@ import { isTextFileError, readTextFile } from './text-file.js';
 import { splitLines } from './text-lines.js';
 import { globFilter, walkWorkspace } from './walk.js';
 import { isPathError, resolveWorkspacePath } from './workspace-paths.js';
-import { WORKSPACE_BOUNDARY, WORKSPACE_GROUP, type WorkspaceRuntime } from './workspace-runtime.js';
+import {
+  WORKSPACE_BOUNDARY,
+  WORKSPACE_GROUP,
+  type WorkspaceRuntime,
+  workspaceBudget,
+} from './workspace-runtime.js';
 
 /** `workspace_status`: a quick look at what the workspace holds. */
 export function workspaceStatusTool(runtime: WorkspaceRuntime): Tool {
@@ -155,7 +160,10 @@ export function readWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
         : selected.join('\n');
       const limit = Math.min(100_000, Math.max(1_000, input.max_chars ?? 20_000));
       const budgeted = await budgetTextFields({ content }, 'read_workspace_file', ['content'], {
-        budget: narrowBudget(context.gateway.budget, { maxChars: limit, previewChars: limit }),
+        budget: narrowBudget(workspaceBudget(context.gateway.budget, root), {
+          maxChars: limit,
+          previewChars: limit,
+        }),
         metadata: { toolCallId: context.callId },
         context: context.invocation,
       });

@@ -42,4 +42,37 @@ describe('workspace roots', () => {
     );
     expect(globex['content']).toBe('globex plan');
   });
+
+  it("saves a long read inside the caller's own root, so the model can read it back", async () => {
+    const { tools } = createWorkspaceToolset({
+      root: (context) => path.join(base, context.accountId ?? 'anonymous'),
+      useRipgrep: false,
+    });
+    const gateway = createToolGateway({
+      approvalMode: 'full',
+      env: { AGENTENGINE_UI_DIR: path.join(base, 'elsewhere') },
+    });
+    const [write, read] = ['write_workspace_file', 'read_workspace_file'].map(
+      (name) => tools.find((tool) => tool.name === name)!,
+    );
+    const long = `${'line of text\n'.repeat(300)}`;
+    const first = await runWithInvocationContext(
+      { accountId: 'acme', sessionId: 's' },
+      async () => {
+        await gateway.invoke(write!, { path: 'long.txt', content: long });
+        return gateway.invoke(read!, {
+          path: 'long.txt',
+          include_line_numbers: false,
+          max_chars: 1000,
+        });
+      },
+    );
+    expect(first).toMatchObject({ ok: true, truncated: true });
+    const handle = (first['persisted_outputs'] as { content: { path: string } }).content.path;
+    expect(handle.startsWith('.tool-results/acme/s/')).toBe(true);
+    const again = await runWithInvocationContext({ accountId: 'acme', sessionId: 's' }, () =>
+      gateway.invoke(read!, { path: handle, include_line_numbers: false, max_chars: 100_000 }),
+    );
+    expect(again['content']).toBe(long.trimEnd());
+  });
 });
