@@ -183,10 +183,6 @@ export async function assembleAgentTools(
 
   const tools = Object.freeze([...ordered]);
   const builtinProfile = options.builtins ? (options.builtins.profile ?? 'default') : 'coding';
-  const a2aDescriptors = () =>
-    ordered
-      .filter((tool) => sources[tool.name] === 'a2a')
-      .flatMap((tool) => catalog.describeAgentEngineTools({ include: tool.name }));
   return {
     tools,
     sources: Object.freeze({ ...sources }),
@@ -194,18 +190,13 @@ export async function assembleAgentTools(
     warnings: Object.freeze([...warnings]),
     catalog,
     selectDeferredTools(names) {
-      // What tool_search may offer: the built-in profile's tools and runnable external ones.
-      const offered = new Map<string, Tool>();
-      for (const tool of catalog.getAgentEngineTools({ profile: builtinProfile }))
-        offered.set(tool.name, tool);
-      for (const descriptor of catalog
-        .describeAgentEngineTools({ include: 'mcp' })
-        .concat(a2aDescriptors())) {
-        const [tool] = descriptor.callable
-          ? catalog.getAgentEngineTools({ include: descriptor.name })
-          : [];
-        if (tool) offered.set(tool.name, tool);
-      }
+      // What tool_search may offer: the built-in profile's tools and the runnable external ones.
+      const offered = new Map(
+        [
+          ...catalog.getAgentEngineTools({ profile: builtinProfile }),
+          ...catalog.externalTools(),
+        ].map((tool) => [tool.name, tool]),
+      );
       const selected: Tool[] = [];
       const skipped: string[] = [];
       for (const name of new Set(names)) {

@@ -92,6 +92,8 @@ export interface ToolCatalog {
   ): string[];
   /** Forgets every external registration, or one group's. */
   clearExternalTools(group?: string): void;
+  /** The registered external tools KsADK can run (enabled ones), in registration order. */
+  externalTools(): Tool[];
 }
 
 const isTool = (value: Tool | ExternalToolSpec): value is Tool =>
@@ -211,16 +213,17 @@ export function createToolCatalog(options: ToolCatalogOptions = {}): ToolCatalog
     };
     const scope: CatalogScope = {
       describe(include, profile) {
-        const names = expand(include ?? (profile ? [profile] : undefined) ?? [], 'default', true);
-        const inScope = include === undefined && profile === undefined ? [...allowedSet] : names;
-        const unknown = inScope.filter((name) => !allowedSet.has(name) && !external.has(name));
-        if (include !== undefined && unknown.length > 0) {
+        if (include === undefined && profile === undefined) return describeNames([...allowedSet]);
+        const inScope = (name: string): boolean => allowedSet.has(name) || external.has(name);
+        const names = expand(include ?? profile, 'default', true);
+        const unavailable = names.filter((name) => !inScope(name));
+        if (include !== undefined && unavailable.length > 0) {
           throw new KsadkError(
             'invalid_config',
-            `Not available to this agent: ${unknown.join(', ')}`,
+            `Not available to this agent: ${unavailable.join(', ')}`,
           );
         }
-        return describeNames(inScope.filter((name) => allowedSet.has(name) || external.has(name)));
+        return describeNames(names.filter(inScope));
       },
       findTool(name) {
         if (allowedSet.has(name)) {
@@ -355,6 +358,11 @@ export function createToolCatalog(options: ToolCatalogOptions = {}): ToolCatalog
         names.push(name);
       }
       return names;
+    },
+    externalTools() {
+      return [...external.values()].flatMap((entry) =>
+        entry.kind === 'tool' && entry.enabled ? [entry.tool] : [],
+      );
     },
     clearExternalTools(group) {
       for (const [name, entry] of external)
