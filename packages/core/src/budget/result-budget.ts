@@ -128,6 +128,14 @@ export function narrowBudget(
   };
 }
 
+/**
+ * A budget whose persisted outputs go inside a workspace root (`<root>/.tool-results/…`) with
+ * handles relative to it, so the model can read them back with `read_workspace_file`.
+ */
+export function budgetInRoot(budget: ResultBudget, root: string): ResultBudget {
+  return { ...budget, persistDir: path.join(root, '.tool-results'), handleRoot: root };
+}
+
 /** Where a persisted value went: a handle relative to the budget's handle root. */
 export interface PersistedOutput {
   /** Relative path (forward slashes), never a host path. */

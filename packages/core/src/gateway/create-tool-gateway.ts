@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import {
+  budgetInRoot,
   budgetTextFields,
   budgetToolOutput,
   narrowBudget,
@@ -13,6 +14,10 @@ import {
 } from '../context/invocation-context.js';
 import { KsadkError } from '../errors/ksadk-error.js';
 import type { Tool, ToolExecutionContext } from '../tool/tool.js';
+import {
+  resolveWorkspaceRoot,
+  type WorkspaceRootOption,
+} from '../toolsets/workspace/workspace-root.js';
 import { canonicalDigest } from '../util/canonical-json.js';
 import { modelSafeErrorMessage } from '../util/sanitize-message.js';
 import {
@@ -92,6 +97,12 @@ export interface ToolGatewayOptions {
   timeoutMs?: number;
   /** Result budget (environment variables cap it). */
   budget?: ResultBudgetOptions;
+  /**
+   * The workspace root (or a function of the invocation context, as given to the workspace
+   * tools): large outputs of every tool are then saved inside it, where `read_workspace_file`
+   * can read them back. @default the budget's own directory
+   */
+  workspaceRoot?: WorkspaceRootOption;
   /** Observers. */
   hooks?: ToolGatewayHooks;
   /** The environment to read `KSADK_*` variables from. @default process.env */
@@ -245,6 +256,7 @@ export function createToolGateway(options: ToolGatewayOptions = {}): ToolGateway
   if (!(defaultTimeoutMs > 0))
     throw new KsadkError('invalid_config', 'timeoutMs must be a positive number.');
   const budget = resolveResultBudget(options.budget, env);
+  const baseBudget = budget;
   const hooks = options.hooks ?? {};
 
   const callHook = <E>(name: 'onToolStart' | 'onToolEnd', event: E): void => {
@@ -484,6 +496,9 @@ export function createToolGateway(options: ToolGatewayOptions = {}): ToolGateway
     context: InvocationContext,
   ): Promise<ToolResult> => {
     let shaped = result;
+    const budget = options.workspaceRoot
+      ? budgetInRoot(baseBudget, await resolveWorkspaceRoot(options.workspaceRoot, context))
+      : baseBudget;
     const toolBudget = tool.resultBudget;
     const fieldLimit = toolBudget
       ? Math.min(narrowBudget(budget, toolBudget).maxChars, budget.persistThresholdChars)

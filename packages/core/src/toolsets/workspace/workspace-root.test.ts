@@ -2,8 +2,10 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { runWithInvocationContext } from '../../context/invocation-context.js';
 import { createToolGateway } from '../../gateway/create-tool-gateway.js';
+import { defineTool } from '../../tool/define-tool.js';
 import { createWorkspaceToolset } from './index.js';
 import { defaultWorkspaceRoot } from './workspace-root.js';
 
@@ -74,5 +76,38 @@ describe('workspace roots', () => {
       gateway.invoke(read!, { path: handle, include_line_numbers: false, max_chars: 100_000 }),
     );
     expect(again['content']).toBe(long.trimEnd());
+  });
+});
+
+describe('a gateway told the workspace root', () => {
+  it("saves any tool's large output in the caller's root, readable with read_workspace_file", async () => {
+    const root = (context: { accountId?: string }) =>
+      path.join(base, 'roots', context.accountId ?? 'anonymous');
+    const { tools } = createWorkspaceToolset({ root, useRipgrep: false });
+    const read = tools.find((tool) => tool.name === 'read_workspace_file')!;
+    const gateway = createToolGateway({
+      approvalMode: 'full',
+      workspaceRoot: root,
+      budget: { maxChars: 1000 },
+      env: {},
+    });
+    const remote = defineTool({
+      name: 'remote_report',
+      description: 'A long report from elsewhere.',
+      input: z.object({}),
+      resultBudget: { fields: ['text'] },
+      execute: () => ({ ok: true, text: 'r'.repeat(5000) }),
+    });
+    const result = await runWithInvocationContext({ accountId: 'globex', sessionId: 's1' }, () =>
+      gateway.invoke(remote, {}, { callId: 'call_9' }),
+    );
+    expect(result).toMatchObject({ ok: true, text_truncated: true });
+    const handle = (result['persisted_outputs'] as { text: { path: string } }).text.path;
+    expect(handle).toBe('.tool-results/globex/s1/call_9.text.txt');
+    const back = await runWithInvocationContext({ accountId: 'globex', sessionId: 's1' }, () =>
+      gateway.invoke(read, { path: handle, include_line_numbers: false, max_chars: 100_000 }),
+    );
+    // The read back is budgeted by the same gateway cap (1000), but it is the whole report.
+    expect(back).toMatchObject({ ok: true, original_chars: 5000, content: 'r'.repeat(1000) });
   });
 });

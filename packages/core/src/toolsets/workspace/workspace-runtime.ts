@@ -1,6 +1,5 @@
 import { stat } from 'node:fs/promises';
-import path from 'node:path';
-import type { ResultBudget } from '../../budget/result-budget.js';
+import { budgetInRoot, type ResultBudget } from '../../budget/result-budget.js';
 import type { InvocationContext } from '../../context/invocation-context.js';
 import { createReadStateStore, type ReadStateStore } from './read-state.js';
 import { splitLines } from './text-lines.js';
@@ -80,9 +79,8 @@ export async function recordFullRead(
 
 /**
  * The gateway's budget, with large outputs of workspace tools saved inside the call's own
- * workspace root (`<root>/.tool-results/…`) and handles relative to it, so the model can read them
- * back with `read_workspace_file` whatever root the call has.
+ * workspace root, so the model can read them back whatever root the call has.
  */
 export function workspaceBudget(budget: ResultBudget, root: string): ResultBudget {
-  return { ...budget, persistDir: path.join(root, '.tool-results'), handleRoot: root };
+  return budgetInRoot(budget, root);
 }
