@@ -3,10 +3,8 @@ import type { FunctionDeclaration } from '@google/genai';
 import {
   decideApproval,
   geminiToolSchema,
-  getInvocationContextOrEmpty,
-  type InvocationContext,
   isApprovalRequired,
-  runWithInvocationContext,
+  runWithInvocationDefaults,
   type Tool,
   type ToolGateway,
   type ToolResult,
@@ -18,17 +16,13 @@ export interface KsadkConfirmationPayload {
   approval_request: import('@ksadk/core').ApprovalRequest;
 }
 
-/**
- * ADK's own session facts fill the invocation context fields the host did not set, so
- * approvals are bound to the ADK user and session automatically.
- */
-function contextFrom(toolContext: Context): InvocationContext {
-  const current = getInvocationContextOrEmpty();
+/** ADK's session facts, for the invocation context fields the host did not set (so approvals bind to the ADK session). */
+function adkDefaults(toolContext: Context) {
   return {
-    userId: current.userId ?? toolContext.userId,
-    sessionId: current.sessionId ?? toolContext.sessionId,
-    invocationId: current.invocationId ?? toolContext.invocationId,
-    agentId: current.agentId ?? toolContext.agentName,
+    userId: toolContext.userId,
+    sessionId: toolContext.sessionId,
+    invocationId: toolContext.invocationId,
+    agentId: toolContext.agentName,
   };
 }
 
@@ -62,11 +56,11 @@ export class KsadkAdkTool extends BaseTool {
     toolContext?: Context,
   ): Promise<boolean> {
     const check = (): boolean => this.gateway.requiresApproval(this.ksadkTool);
-    return toolContext ? runWithInvocationContext(contextFrom(toolContext), check) : check();
+    return toolContext ? runWithInvocationDefaults(adkDefaults(toolContext), check) : check();
   }
 
   override async runAsync({ args, toolContext }: RunAsyncToolRequest): Promise<ToolResult> {
-    return runWithInvocationContext(contextFrom(toolContext), async () => {
+    return runWithInvocationDefaults(adkDefaults(toolContext), async () => {
       const callOptions = {
         ...(toolContext.functionCallId ? { callId: toolContext.functionCallId } : {}),
         ...(toolContext.abortSignal ? { signal: toolContext.abortSignal } : {}),

@@ -54,6 +54,7 @@ export {
   type InvocationContext,
   type InvocationContextInput,
   runWithInvocationContext,
+  runWithInvocationDefaults,
 } from './context/invocation-context.js';
 export { KsadkError, type KsadkErrorCode, type KsadkErrorOptions } from './errors/ksadk-error.js';
 export {

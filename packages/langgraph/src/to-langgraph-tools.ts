@@ -1,11 +1,9 @@
 import {
   decideApproval,
-  getInvocationContextOrEmpty,
-  type InvocationContext,
   isApprovalRequired,
   KsadkError,
   langChainToolSchema,
-  runWithInvocationContext,
+  runWithInvocationDefaults,
   type Tool,
   type ToolGateway,
   type ToolResult,
@@ -39,16 +37,10 @@ function hasCheckpointer(config: ToolRunnableConfig): boolean {
   return Boolean((config.configurable as Record<string, unknown> | undefined)?.[CHECKPOINTER_KEY]);
 }
 
-/**
- * The LangGraph thread is the session when the host set none, so approvals are bound to the
- * thread they were asked in.
- */
-function contextFrom(config: ToolRunnableConfig): InvocationContext {
-  const current = getInvocationContextOrEmpty();
+/** The LangGraph thread is the session when the host set none, so approvals bind to the thread they were asked in. */
+function threadDefaults(config: ToolRunnableConfig): { sessionId?: string } {
   const threadId = (config.configurable as Record<string, unknown> | undefined)?.['thread_id'];
-  return current.sessionId === undefined && typeof threadId === 'string'
-    ? { sessionId: threadId }
-    : {};
+  return typeof threadId === 'string' ? { sessionId: threadId } : {};
 }
 
 async function runThroughGateway(
@@ -110,7 +102,7 @@ export function toLangGraphTools(
     (tool) =>
       langChainTool(
         async (input: unknown, config: ToolRunnableConfig) => {
-          const result = await runWithInvocationContext(contextFrom(config), () =>
+          const result = await runWithInvocationDefaults(threadDefaults(config), () =>
             runThroughGateway(tool, options.gateway, input, config),
           );
           return [JSON.stringify(result), result];

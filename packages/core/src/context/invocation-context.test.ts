@@ -3,6 +3,7 @@ import {
   getInvocationContext,
   getInvocationContextOrEmpty,
   runWithInvocationContext,
+  runWithInvocationDefaults,
 } from './invocation-context.js';
 
 describe('invocation context', () => {
@@ -31,5 +32,14 @@ describe('invocation context', () => {
         expect(getInvocationContext()).toMatchObject({ sessionId: 's', approvalMode: 'ask' });
       },
     );
+  });
+
+  it('fills only unset fields with defaults', () => {
+    runWithInvocationContext({ sessionId: 'host' }, () =>
+      runWithInvocationDefaults({ sessionId: 'framework', userId: 'u', agentId: '' }, () => {
+        expect(getInvocationContext()).toEqual({ sessionId: 'host', userId: 'u' });
+      }),
+    );
+    expect(runWithInvocationDefaults({}, () => getInvocationContext())).toBeUndefined();
   });
 });

@@ -60,6 +60,33 @@ export function runWithInvocationContext<T>(context: InvocationContextInput, fn:
   return storage.run(Object.freeze(merged) as InvocationContext, fn);
 }
 
+/**
+ * Runs `fn` with `defaults` filling only the fields the current invocation context leaves unset
+ * (host-set values always win). Adapters use it to bind calls to the framework's own session,
+ * user or thread when the host did not say.
+ *
+ * @example
+ * ```ts
+ * await runWithInvocationDefaults({ sessionId: threadId }, () => gateway.invoke(tool, args));
+ * ```
+ */
+export function runWithInvocationDefaults<T>(
+  defaults: Omit<InvocationContext, 'approvalMode' | 'metadata'>,
+  fn: () => T,
+): T {
+  const current = storage.getStore() ?? EMPTY;
+  const missing: Record<string, string> = {};
+  for (const [key, value] of Object.entries(defaults)) {
+    if (
+      typeof value === 'string' &&
+      value !== '' &&
+      current[key as keyof InvocationContext] === undefined
+    )
+      missing[key] = value;
+  }
+  return Object.keys(missing).length === 0 ? fn() : runWithInvocationContext(missing, fn);
+}
+
 /** The current invocation context, or `undefined` outside {@link runWithInvocationContext}. */
 export function getInvocationContext(): InvocationContext | undefined {
   return storage.getStore();
