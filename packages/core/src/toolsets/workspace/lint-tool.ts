@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { defineTool } from '../../tool/define-tool.js';
 import type { Tool } from '../../tool/tool.js';
-import { isTextFileError, readTextFile } from './text-file.js';
+import { readWorkspaceText } from './text-file.js';
 import { splitLines } from './text-lines.js';
-import { isPathError, resolveWorkspacePath } from './workspace-paths.js';
 import { WORKSPACE_BOUNDARY, WORKSPACE_GROUP, type WorkspaceRuntime } from './workspace-runtime.js';
 
 type Language = 'python' | 'json' | 'markdown' | 'text' | 'javascript' | 'typescript';
@@ -192,10 +191,9 @@ export function lintWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
     boundary: WORKSPACE_BOUNDARY,
     execute: async (input, context) => {
       const root = await runtime.rootFor(context.invocation);
-      const target = await resolveWorkspacePath(root, input.path, { mustExist: true });
-      if (isPathError(target)) return target;
-      const file = await readTextFile(target.absolute, input.path);
-      if (isTextFileError(file)) return { ...file, path: target.relative };
+      const opened = await readWorkspaceText(root, input.path);
+      if (!('file' in opened)) return opened;
+      const { target, file } = opened;
       const language = languageOf(input.language, target.relative);
       const issues = textIssues(file.text);
       let syntax: LintIssue[] | undefined = [];

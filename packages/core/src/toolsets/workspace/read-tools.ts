@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { budgetTextFields, narrowBudget } from '../../budget/result-budget.js';
 import { defineTool } from '../../tool/define-tool.js';
 import type { Tool } from '../../tool/tool.js';
-import { isTextFileError, readTextFile } from './text-file.js';
+import { readWorkspaceText } from './text-file.js';
 import { splitLines } from './text-lines.js';
 import { globFilter, walkWorkspace } from './walk.js';
 import { isPathError, resolveWorkspacePath } from './workspace-paths.js';
@@ -138,10 +138,9 @@ export function readWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
     boundary: WORKSPACE_BOUNDARY,
     execute: async (input, context) => {
       const root = await runtime.rootFor(context.invocation);
-      const target = await resolveWorkspacePath(root, input.path, { mustExist: true });
-      if (isPathError(target)) return target;
-      const file = await readTextFile(target.absolute, input.path);
-      if (isTextFileError(file)) return { ...file, path: target.relative };
+      const opened = await readWorkspaceText(root, input.path);
+      if (!('file' in opened)) return opened;
+      const { target, file } = opened;
       const lines = splitLines(file.text);
       const total = lines.length;
       const start = Math.max(1, input.start_line ?? 1);

@@ -1,5 +1,11 @@
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
+import {
+  isPathError,
+  type ResolvedWorkspacePath,
+  resolveWorkspacePath,
+  type WorkspacePathError,
+} from './workspace-paths.js';
 
 /** Largest file the text tools read. */
 export const MAX_TEXT_FILE_BYTES = 2 * 1024 * 1024;
@@ -84,4 +90,19 @@ export async function readTextFile(
 /** True for a {@link TextFileError}. */
 export function isTextFileError(value: TextFile | TextFileError): value is TextFileError {
   return (value as TextFileError).ok === false;
+}
+
+/** Why a workspace text file could not be opened: a path refusal or a read failure (with the path). */
+export type WorkspaceTextError = WorkspacePathError | (TextFileError & { path: string });
+
+/** Resolves a model-supplied path inside `root` and reads it as text: the one way the read-only tools open a file. */
+export async function readWorkspaceText(
+  root: string,
+  shownPath: string,
+): Promise<{ target: ResolvedWorkspacePath; file: TextFile } | WorkspaceTextError> {
+  const target = await resolveWorkspacePath(root, shownPath, { mustExist: true });
+  if (isPathError(target)) return target;
+  const file = await readTextFile(target.absolute, shownPath);
+  if (isTextFileError(file)) return { ...file, path: target.relative };
+  return { target, file };
 }
