@@ -1,6 +1,8 @@
 import { BaseTool, type Context, type RunAsyncToolRequest } from '@google/adk';
 import type { FunctionDeclaration } from '@google/genai';
 import {
+  type ApprovalPause,
+  approvalPauseFor,
   decideApproval,
   geminiToolSchema,
   isApprovalRequired,
@@ -10,11 +12,8 @@ import {
   type ToolResult,
 } from '@ksadk/core';
 
-/** The payload of the ADK confirmation a gated KsADK call asks for. */
-export interface KsadkConfirmationPayload {
-  type: 'ksadk_approval';
-  approval_request: import('@ksadk/core').ApprovalRequest;
-}
+/** The payload of the ADK confirmation a gated KsADK call asks for (core's one pause type). */
+export type KsadkConfirmationPayload = ApprovalPause;
 
 /** ADK's session facts, for the invocation context fields the host did not set (so approvals bind to the ADK session). */
 function adkDefaults(toolContext: Context) {
@@ -80,10 +79,11 @@ export class KsadkAdkTool extends BaseTool {
           ...(grant ? { approval: grant } : {}),
         });
       }
-      const payload: KsadkConfirmationPayload = {
-        type: 'ksadk_approval',
-        approval_request: result.approval_request,
-      };
+      const payload: KsadkConfirmationPayload = await approvalPauseFor(
+        this.gateway,
+        result,
+        toolContext.functionCallId,
+      );
       toolContext.requestConfirmation({
         hint: `Approve or reject ${this.name} (${result.approval_request.risk_level} risk).`,
         payload,

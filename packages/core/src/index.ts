@@ -21,6 +21,11 @@ export {
   resolveResultBudget,
 } from './budget/result-budget.js';
 export {
+  DEFAULT_RESULT_RETENTION,
+  RESULT_HANDLE_PREFIX,
+  type ResultRetention,
+} from './budget/result-store.js';
+export {
   type A2AAgentConfig,
   type AgentAssembly,
   type AssembleAgentToolsOptions,
@@ -70,15 +75,19 @@ export {
   approvalModeFromEnv,
   parseApprovalMode,
 } from './gateway/approval-mode.js';
+export { type ApprovalPause, approvalPauseFor } from './gateway/approval-pause.js';
 export {
+  type ApprovalQuota,
   type ApprovalRecord,
   type ApprovalStatus,
   type ApprovalStore,
   createInMemoryApprovalStore,
+  DEFAULT_APPROVAL_QUOTAS,
   type InMemoryApprovalStoreOptions,
 } from './gateway/approval-store.js';
 export {
   type ApprovalDecisionOptions,
+  type ApprovalPrincipal,
   createToolGateway,
   type ToolCallOptions,
   type ToolCallOutcome,
@@ -90,12 +99,20 @@ export {
 } from './gateway/create-tool-gateway.js';
 export { policyRequiresApproval } from './gateway/decide-approval.js';
 export {
+  type ArgumentLimits,
+  DEFAULT_ARGUMENT_LIMITS,
+  FORBIDDEN_ARGUMENT_KEYS,
+  type ModelArgumentsOutcome,
+  parseModelArguments,
+} from './gateway/model-arguments.js';
+export {
   type ApprovalRejectedResult,
   type ApprovalRequest,
   type ApprovalRequiredResult,
   type ArgumentIssue,
   isApprovalRejected,
   isApprovalRequired,
+  type ModelApprovalRequest,
   type ToolErrorResult,
   type ToolResult,
   toolError,
@@ -192,4 +209,5 @@ export type { ReadRecord, ReadStateStore } from './toolsets/workspace/read-state
 export type { WorkspaceRootOption } from './toolsets/workspace/workspace-root.js';
 export type { WorkspaceRuntime } from './toolsets/workspace/workspace-runtime.js';
 export { canonicalDigest, canonicalJson } from './util/canonical-json.js';
-export { modelSafeErrorMessage, redactSecrets } from './util/sanitize-message.js';
+export { redactSecrets, registerSecret } from './util/redact.js';
+export { modelSafeErrorMessage, registerHostPath } from './util/sanitize-message.js';

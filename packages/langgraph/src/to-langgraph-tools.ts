@@ -1,4 +1,6 @@
 import {
+  type ApprovalPause,
+  approvalPauseFor,
   decideApproval,
   isApprovalRequired,
   KsadkError,
@@ -21,14 +23,8 @@ export interface LangGraphToolsOptions {
   gateway: ToolGateway;
 }
 
-/** The value a KsADK tool interrupts the graph with when a call needs a human decision. */
-export interface KsadkApprovalInterrupt {
-  type: 'ksadk_approval';
-  /** The model's tool call id. */
-  tool_call_id: string | undefined;
-  /** What to decide: tool, risk, side effects, arguments, digest, expiry. */
-  approval_request: import('@ksadk/core').ApprovalRequest;
-}
+/** The value a KsADK tool interrupts the graph with when a call needs a human decision (core's one pause type). */
+export type KsadkApprovalInterrupt = ApprovalPause;
 
 // LangGraph passes its checkpointer to nodes under this configurable key.
 const CHECKPOINTER_KEY = '__pregel_checkpointer';
@@ -66,12 +62,7 @@ async function runThroughGateway(
   }
   // Side effects happen only after this point: LangGraph re-runs the tool from the start on
   // resume, and the gateway hands back the same pending request until it is decided.
-  const payload: KsadkApprovalInterrupt = {
-    type: 'ksadk_approval',
-    tool_call_id: callId,
-    approval_request: result.approval_request,
-  };
-  const decision = interrupt(payload);
+  const decision = interrupt(await approvalPauseFor(gateway, result, callId));
   const grant = await decideApproval(gateway, result.approval_request.id, decision);
   return gateway.invoke(tool, input, { ...callOptions, ...(grant ? { approval: grant } : {}) });
 }

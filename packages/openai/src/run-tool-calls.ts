@@ -1,5 +1,6 @@
 import {
   type ApprovalRequest,
+  approvalPauseFor,
   decideApproval,
   isApprovalRequired,
   normalizeOpenAIArguments,
@@ -40,6 +41,8 @@ export interface ToolCallOutcome {
   result: ToolResult;
   /** `pending` until the host decides; `done` once there is an output for the model. */
   status: 'done' | 'pending';
+  /** While pending: the full request for the human (the result holds the model's budgeted copy). */
+  approvalRequest?: ApprovalRequest;
 }
 
 /** A call waiting for the host's decision. */
@@ -98,12 +101,12 @@ function batchOf(
   ) => Promise<ToolCallOutcome>,
 ): ToolCallBatch {
   const pending = outcomes.flatMap((outcome) =>
-    outcome.status === 'pending' && isApprovalRequired(outcome.result)
+    outcome.status === 'pending' && outcome.approvalRequest
       ? [
           {
             callId: outcome.callId,
             toolName: outcome.toolName,
-            approvalRequest: outcome.result.approval_request,
+            approvalRequest: outcome.approvalRequest,
           },
         ]
       : [],
@@ -189,11 +192,15 @@ export async function runToolCalls(
         ...(grant ? { approval: grant } : {}),
       });
     }
+    if (!isApprovalRequired(result))
+      return { callId: call.callId, toolName: tool.name, result, status: 'done' };
+    const pause = await approvalPauseFor(options.gateway, result, call.callId);
     return {
       callId: call.callId,
       toolName: tool.name,
       result,
-      status: isApprovalRequired(result) ? 'pending' : 'done',
+      status: 'pending',
+      approvalRequest: pause.approval_request,
     };
   };
   const normalized = calls.map(normalizeCall);

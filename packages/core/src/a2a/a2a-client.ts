@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@a2a-js/sdk/client';
 import { getInvocationContextOrEmpty } from '../context/invocation-context.js';
 import { KsadkError } from '../errors/ksadk-error.js';
+import { registerSecret } from '../util/redact.js';
 import { modelSafeErrorMessage } from '../util/sanitize-message.js';
 import { limitedFetch, ResponseTooLargeError } from './limited-fetch.js';
 
@@ -209,6 +210,8 @@ export function createA2AClient(options: A2AClientOptions): A2AClient {
   const timeoutMs = options.timeoutMs ?? 120_000;
   const maxRequestBytes = options.maxRequestBytes ?? 1024 * 1024;
   const maxResponseBytes = options.maxResponseBytes ?? 4 * 1024 * 1024;
+  // Header values (an Authorization token, say) never reach the model, whatever the agent echoes.
+  for (const value of Object.values(options.headers ?? {})) registerSecret(value);
   const fetchImpl = limitedFetch(
     options.fetch ?? globalThis.fetch,
     maxResponseBytes,

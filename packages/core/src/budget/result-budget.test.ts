@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import type { InvocationContext } from '../context/invocation-context.js';
 import { runWithInvocationContext } from '../context/invocation-context.js';
 import { createToolGateway } from '../gateway/create-tool-gateway.js';
 import { defineTool } from '../tool/define-tool.js';
@@ -10,8 +11,14 @@ import {
   budgetTextFields,
   budgetToolOutput,
   narrowBudget,
+  type ResultBudget,
   resolveResultBudget,
 } from './result-budget.js';
+import { resolveResultHandle } from './result-store.js';
+
+/** The host file behind a handle, for the caller's context. */
+const fileOf = (budget: ResultBudget, handle: string, context: InvocationContext = {}): string =>
+  resolveResultHandle(handle, budget, context)!;
 
 let root: string;
 beforeEach(async () => {
@@ -29,8 +36,8 @@ describe('resolveResultBudget', () => {
       previewChars: 8_000,
       persistThresholdChars: 50_000,
     });
-    expect(budget.persistDir).toBe(path.join(root, 'workspace', '.tool-results'));
-    expect(budget.handleRoot).toBe(path.join(root, 'workspace'));
+    // Outside the workspace: no other account's workspace tools can reach it.
+    expect(budget.persistDir).toBe(path.join(root, 'tool-results'));
   });
 
   it('treats environment values as caps, never as loosening', () => {
@@ -85,7 +92,7 @@ describe('budgetToolOutput', () => {
     });
   });
 
-  it('persists long text under the account and session directory and returns a relative handle', async () => {
+  it('persists long text in the account and session folder and returns a handle, never a host path', async () => {
     const budget = resolveResultBudget(
       { maxChars: 20, previewChars: 8, persistThresholdChars: 12 },
       { AGENTENGINE_UI_DIR: root },
@@ -103,11 +110,13 @@ describe('budgetToolOutput', () => {
       preview_chars: 8,
     });
     expect(out.persisted).toEqual({
-      path: '.tool-results/acme/s-1/call_123.stdout.txt',
+      path: 'tool-results://call_123.stdout.txt',
       mime_type: 'text/plain',
     });
-    expect(path.isAbsolute(out.persisted!.path)).toBe(false);
-    expect(await readFile(path.join(root, 'workspace', out.persisted!.path), 'utf8')).toBe(text);
+    const context = { accountId: 'acme', sessionId: 's-1' };
+    const file = fileOf(budget, out.persisted!.path, context);
+    expect(file).toBe(path.join(root, 'tool-results', 'acme', 's-1', 'call_123.stdout.txt'));
+    expect(await readFile(file, 'utf8')).toBe(text);
   });
 
   it('persists JSON values as .json and never overwrites an earlier file', async () => {
@@ -129,9 +138,7 @@ describe('budgetToolOutput', () => {
     expect(one.persisted).toMatchObject({ mime_type: 'application/json' });
     expect(one.persisted!.path).toMatch(/same\.result\.json$/);
     expect(two.persisted!.path).not.toBe(one.persisted!.path);
-    expect(
-      JSON.parse(await readFile(path.join(root, 'workspace', one.persisted!.path), 'utf8')),
-    ).toEqual(value);
+    expect(JSON.parse(await readFile(fileOf(budget, one.persisted!.path), 'utf8'))).toEqual(value);
   });
 
   it('sanitises hostile ids so files stay inside the directory', async () => {
@@ -144,9 +151,9 @@ describe('budgetToolOutput', () => {
       metadata: { toolCallId: '../../etc/passwd' },
       context: { accountId: '../..', sessionId: '/abs' },
     });
-    const full = path.resolve(root, 'workspace', out.persisted!.path);
-    expect(full.startsWith(path.join(root, 'workspace', '.tool-results') + path.sep)).toBe(true);
-    expect(out.persisted!.path).not.toContain('..');
+    const full = fileOf(budget, out.persisted!.path, { accountId: '../..', sessionId: '/abs' });
+    expect(full.startsWith(path.join(root, 'tool-results') + path.sep)).toBe(true);
+    expect(out.persisted!.path).toBe('tool-results://etc_passwd.stdout.txt');
   });
 
   it('never splits a surrogate pair', async () => {
@@ -165,7 +172,7 @@ describe('budgetToolOutput', () => {
     );
     const out = await budgetToolOutput('t', 'text', 'y'.repeat(100), { budget });
     expect(out.persisted).toMatchObject({ file_truncated: true });
-    expect((await readFile(path.join(root, 'workspace', out.persisted!.path))).length).toBe(10);
+    expect((await readFile(fileOf(budget, out.persisted!.path))).length).toBe(10);
   });
 });
 
@@ -194,7 +201,7 @@ describe('budgetTextFields', () => {
       stderr: 'fine',
       stderr_truncated: false,
       persisted_outputs: {
-        stdout: { path: '.tool-results/_default/_default/c9.stdout.txt', mime_type: 'text/plain' },
+        stdout: { path: 'tool-results://c9.stdout.txt', mime_type: 'text/plain' },
       },
     });
     expect(out).not.toHaveProperty('absent_truncated');
@@ -223,7 +230,7 @@ describe('gateway budgeting', () => {
       content_original_chars: 50,
     });
     expect(result['persisted_outputs']).toEqual({
-      content: { path: '.tool-results/a/s/call_7.content.txt', mime_type: 'text/plain' },
+      content: { path: 'tool-results://call_7.content.txt', mime_type: 'text/plain' },
     });
   });
 
@@ -246,8 +253,8 @@ describe('gateway budgeting', () => {
     expect(result).toMatchObject({ ok: true, result_truncated: true });
     expect((result['result_preview'] as string).length).toBe(50);
     const handle = (result['persisted_outputs'] as { result: { path: string } }).result.path;
-    expect(
-      JSON.parse(await readFile(path.join(root, 'workspace', handle), 'utf8')).rows,
-    ).toHaveLength(200);
+    expect(JSON.parse(await readFile(fileOf(gateway.budget, handle), 'utf8')).rows).toHaveLength(
+      200,
+    );
   });
 });

@@ -1,10 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { InvocationContext } from '../context/invocation-context.js';
 import { KsadkError } from '../errors/ksadk-error.js';
 import { intFromEnv, localSessionDir } from '../util/env.js';
-import { safePathSegment } from '../util/safe-segment.js';
+import { registerHostPath } from '../util/sanitize-message.js';
+import {
+  DEFAULT_RESULT_RETENTION,
+  persistToStore,
+  type ResultRetention,
+  resultStem,
+} from './result-store.js';
 
 /** Budget limits. Characters are UTF-16 code units (JavaScript string length). */
 export interface ResultBudgetOptions {
@@ -15,17 +20,16 @@ export interface ResultBudgetOptions {
   /** Above this length the full value is written to a file. @default maxChars */
   persistThresholdChars?: number;
   /**
-   * Root directory for persisted outputs; files go to `<root>/<account>/<session>/`.
-   * @default `KSADK_TOOL_RESULT_DIR`, else `<session dir>/workspace/.tool-results`
+   * Root directory for persisted outputs; files go to `<root>/<account>/<session>/` (folders
+   * `0700`, files `0600`). Keep it outside every workspace: the model reads its outputs back
+   * only through `tool-results://` handles, checked against its own account and session.
+   * @default `KSADK_TOOL_RESULT_DIR`, else `<session dir>/tool-results`
    */
   persistDir?: string;
-  /**
-   * Directory the returned handles are relative to (the model never sees host paths).
-   * @default `<session dir>/workspace` when `persistDir` is inside it, else `persistDir`'s parent
-   */
-  handleRoot?: string;
   /** Largest file written, in bytes; longer values are cut and marked. @default 10 MiB */
   maxPersistBytes?: number;
+  /** How many persisted files each session keeps, and for how long. */
+  retention?: Partial<ResultRetention>;
 }
 
 /** A fully resolved budget. */
@@ -34,8 +38,8 @@ export interface ResultBudget {
   readonly previewChars: number;
   readonly persistThresholdChars: number;
   readonly persistDir: string;
-  readonly handleRoot: string;
   readonly maxPersistBytes: number;
+  readonly retention: ResultRetention;
 }
 
 /** The budget environment variables; each is a cap over code and per-tool limits. */
@@ -89,23 +93,30 @@ export function resolveResultBudget(
     positive(options.persistThresholdChars, 'persistThresholdChars') ?? maxChars,
     intFromEnv(RESULT_BUDGET_ENV.persistThresholdChars, env),
   )!;
-  const sessionDir = localSessionDir(env);
-  const workspace = path.join(sessionDir, 'workspace');
   const persistDir = path.resolve(
     options.persistDir ??
-      (env[RESULT_BUDGET_ENV.persistDir]?.trim() || path.join(workspace, '.tool-results')),
+      (env[RESULT_BUDGET_ENV.persistDir]?.trim() ||
+        path.join(localSessionDir(env), 'tool-results')),
   );
-  const insideWorkspace = persistDir === workspace || persistDir.startsWith(workspace + path.sep);
-  const handleRoot = path.resolve(
-    options.handleRoot ?? (insideWorkspace ? workspace : path.dirname(persistDir)),
-  );
+  registerHostPath(persistDir);
+  const retention: ResultRetention = Object.freeze({
+    maxFilesPerSession:
+      positive(options.retention?.maxFilesPerSession, 'retention.maxFilesPerSession') ??
+      DEFAULT_RESULT_RETENTION.maxFilesPerSession,
+    maxBytesPerSession:
+      positive(options.retention?.maxBytesPerSession, 'retention.maxBytesPerSession') ??
+      DEFAULT_RESULT_RETENTION.maxBytesPerSession,
+    maxAgeMs:
+      positive(options.retention?.maxAgeMs, 'retention.maxAgeMs') ??
+      DEFAULT_RESULT_RETENTION.maxAgeMs,
+  });
   return Object.freeze({
     maxChars,
     previewChars,
     persistThresholdChars,
     persistDir,
-    handleRoot,
     maxPersistBytes: positive(options.maxPersistBytes, 'maxPersistBytes') ?? 10 * 1024 * 1024,
+    retention,
   });
 }
 
@@ -128,17 +139,12 @@ export function narrowBudget(
   };
 }
 
-/**
- * A budget whose persisted outputs go inside a workspace root (`<root>/.tool-results/…`) with
- * handles relative to it, so the model can read them back with `read_workspace_file`.
- */
-export function budgetInRoot(budget: ResultBudget, root: string): ResultBudget {
-  return { ...budget, persistDir: path.join(root, '.tool-results'), handleRoot: root };
-}
-
-/** Where a persisted value went: a handle relative to the budget's handle root. */
+/** Where a persisted value went. */
 export interface PersistedOutput {
-  /** Relative path (forward slashes), never a host path. */
+  /**
+   * A `tool-results://<name>` handle, never a host path. `read_workspace_file` reads it back for
+   * the same account and session (and only for them).
+   */
   readonly path: string;
   readonly mime_type: 'text/plain' | 'application/json';
   /** Present when the file itself was cut at `maxPersistBytes`. */
@@ -163,6 +169,8 @@ export interface BudgetCallOptions {
   metadata?: { toolCallId?: string; callId?: string; id?: string };
   /** Whose directory to persist into. */
   context?: InvocationContext;
+  /** `false`: cut to the preview and never write a file (for values the model can already page through). @default true */
+  persist?: boolean;
 }
 
 /** Cuts `text` to at most `limit` code units without splitting a surrogate pair. */
@@ -191,46 +199,33 @@ async function persist(
   budget: ResultBudget,
   options: BudgetCallOptions,
 ): Promise<{ relative: string; fileTruncated: boolean }> {
-  const context = options.context ?? {};
-  const dir = path.join(
-    budget.persistDir,
-    safePathSegment(context.accountId ?? '', '_default'),
-    safePathSegment(context.sessionId ?? '', '_default'),
-  );
-  await mkdir(dir, { recursive: true });
-  const id = options.metadata?.toolCallId ?? options.metadata?.callId ?? options.metadata?.id;
-  const stem = safePathSegment(
-    `${id ?? `${toolName}.${randomBytes(6).toString('hex')}`}.${fieldName}`,
-    'output',
-  );
+  const id =
+    options.metadata?.toolCallId ??
+    options.metadata?.callId ??
+    options.metadata?.id ??
+    `${toolName}.${randomBytes(6).toString('hex')}`;
   let bytes = Buffer.from(text, 'utf8');
   const fileTruncated = bytes.length > budget.maxPersistBytes;
   if (fileTruncated) bytes = bytes.subarray(0, budget.maxPersistBytes);
-  for (let attempt = 0; ; attempt += 1) {
-    const name =
-      attempt === 0 ? `${stem}.${ext}` : `${stem}-${randomBytes(4).toString('hex')}.${ext}`;
-    const file = path.join(dir, name);
-    try {
-      await writeFile(file, bytes, { flag: 'wx', mode: 0o600 });
-      return {
-        relative: path.relative(budget.handleRoot, file).split(path.sep).join('/'),
-        fileTruncated,
-      };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 5) throw error;
-    }
-  }
+  const relative = await persistToStore(
+    bytes,
+    resultStem(id, fieldName),
+    ext,
+    budget,
+    options.context ?? {},
+  );
+  return { relative, fileTruncated };
 }
 
 /**
  * Budgets one value: strings stay text, anything else becomes pretty JSON. Short values come
- * back whole; long ones come back as a preview, with the full text written to a file under
- * the caller's account and session directory and a relative handle to it.
+ * back whole; long ones come back as a preview, with the full text written to a file in the
+ * caller's own account and session folder and a `tool-results://` handle to it.
  *
  * @example
  * ```ts
  * const out = await budgetToolOutput('run_command', 'stdout', hugeText, { metadata: { toolCallId: 'call_1' } });
- * if (out.truncated) console.log(out.persisted?.path); // ".tool-results/_default/_default/call_1.stdout.txt"
+ * if (out.truncated) console.log(out.persisted?.path); // "tool-results://call_1.stdout.txt"
  * ```
  */
 export async function budgetToolOutput(
@@ -241,7 +236,9 @@ export async function budgetToolOutput(
 ): Promise<BudgetedOutput> {
   const budget = options.budget ?? resolveResultBudget();
   const { text, mime, ext } = stringify(value);
-  const shouldPersist = text.length > budget.persistThresholdChars || text.length > budget.maxChars;
+  const shouldPersist =
+    options.persist !== false &&
+    (text.length > budget.persistThresholdChars || text.length > budget.maxChars);
   const inline = prefix(
     text,
     shouldPersist ? Math.min(budget.previewChars, budget.maxChars) : budget.maxChars,

@@ -1,3 +1,5 @@
+import { redactSecrets } from '../util/redact.js';
+
 const MARKER = Symbol.for('ksadk.error');
 
 /**
@@ -11,6 +13,8 @@ export type KsadkErrorCode =
   | 'invalid_tool'
   /** An approval id is unknown, expired, already decided or used. */
   | 'approval_not_found'
+  /** An account or session has too many open approval requests (or the store is full). */
+  | 'approval_quota_exceeded'
   /** An approval grant is malformed or its signature does not verify. */
   | 'invalid_approval_grant'
   /** A framework adapter was used in a way its framework cannot support. */
@@ -51,7 +55,11 @@ export class KsadkError extends Error {
   readonly details: Record<string, unknown> | undefined;
 
   constructor(code: KsadkErrorCode, message: string, options: KsadkErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    // Registered credentials never travel in a thrown message.
+    super(
+      redactSecrets(message),
+      options.cause === undefined ? undefined : { cause: options.cause },
+    );
     this.name = 'KsadkError';
     this.code = code;
     this.details = options.details;

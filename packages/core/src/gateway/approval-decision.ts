@@ -1,5 +1,5 @@
 import type { ApprovalGrant } from './approval-grant.js';
-import type { ToolGateway } from './create-tool-gateway.js';
+import type { ApprovalPrincipal, ToolGateway } from './gateway-types.js';
 
 /** A host's answer to an approval request. */
 export type ApprovalDecision =
@@ -39,20 +39,24 @@ export function parseApprovalDecision(value: unknown): ApprovalDecision | undefi
  * it (the next identical call answers `approval_rejected`) and returns `undefined`. A decision
  * that cannot be read is a rejection ("fail closed").
  *
- * @throws {KsadkError} `approval_not_found` when the request is unknown, expired or used.
+ * @throws {KsadkError} `approval_not_found` when the request is unknown, expired or used, or
+ * belongs to another account than the principal's (default: the current invocation context's).
  */
 export async function decideApproval(
   gateway: ToolGateway,
   approvalId: string,
   decision: unknown,
+  options: { principal?: ApprovalPrincipal } = {},
 ): Promise<ApprovalGrant | undefined> {
   const parsed = parseApprovalDecision(decision);
+  const principal = options.principal ? { principal: options.principal } : {};
   if (parsed?.type === 'approve')
-    return gateway.approve(
-      approvalId,
-      parsed.reason === undefined ? {} : { reason: parsed.reason },
-    );
+    return gateway.approve(approvalId, {
+      ...principal,
+      ...(parsed.reason === undefined ? {} : { reason: parsed.reason }),
+    });
   await gateway.reject(approvalId, {
+    ...principal,
     reason: parsed
       ? (parsed.reason ?? '')
       : 'The host answered with a decision that could not be read.',

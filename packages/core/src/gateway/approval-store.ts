@@ -1,3 +1,4 @@
+import { KsadkError } from '../errors/ksadk-error.js';
 import type { RiskLevel } from '../tool/policy.js';
 
 /** Where an approval request is in its life. */
@@ -14,7 +15,11 @@ export interface ApprovalRecord {
   readonly argsDigest: string;
   /** The validated arguments, shown to the human deciding. */
   readonly arguments: Readonly<Record<string, unknown>>;
+  /** Size of the canonical JSON of `arguments`, in characters: what quotas count. */
+  readonly argumentsChars: number;
   readonly accountId: string;
+  /** The end user the call ran for (`''` when unknown). */
+  readonly userId: string;
   readonly sessionId: string;
   readonly riskLevel: RiskLevel;
   readonly sideEffects: readonly string[];
@@ -33,9 +38,17 @@ export interface ApprovalRecord {
  * Persistence for approval requests. The in-memory default suits one process; implement
  * this over a shared database or cache to run several server instances. `transition` must be
  * atomic (compare-and-set): it is what makes a grant single-use.
+ *
+ * Quotas: `create` must keep each account and each session within its limits without ever
+ * touching another account's records, and must never drop an approved, unexpired record. When
+ * a record cannot fit it throws {@link KsadkError} `approval_quota_exceeded`.
  */
 export interface ApprovalStore {
-  /** Saves a new record. */
+  /**
+   * Saves a new record.
+   * @throws {KsadkError} `approval_quota_exceeded` when the record's account or session (or the
+   * whole store) is full of requests that may not be dropped.
+   */
   create(record: ApprovalRecord): Promise<void>;
   /** The record with this id, if any (expired ones may be returned; callers check `expiresAt`). */
   get(id: string): Promise<ApprovalRecord | undefined>;
@@ -53,66 +66,180 @@ export interface ApprovalStore {
   ): Promise<ApprovalRecord | undefined>;
 }
 
-/** Options for {@link createInMemoryApprovalStore}. */
-export interface InMemoryApprovalStoreOptions {
-  /** Records kept at most; expired ones go first, then the oldest. @default 10000 */
-  maxRecords?: number;
+/** Limits of one account, one session, or the whole store. */
+export interface ApprovalQuota {
+  /** Open records (pending, approved or rejected-but-unreported) at most. */
+  readonly maxRecords: number;
+  /** Total argument size of those records, in characters. */
+  readonly maxChars: number;
 }
 
+/** Options for {@link createInMemoryApprovalStore}. */
+export interface InMemoryApprovalStoreOptions {
+  /** Per session. @default 100 records, 16 MiB */
+  perSession?: Partial<ApprovalQuota>;
+  /** Per account (all its sessions). @default 1000 records, 64 MiB */
+  perAccount?: Partial<ApprovalQuota>;
+  /** The whole store. @default 50000 records, 512 MiB */
+  total?: Partial<ApprovalQuota>;
+  /** The clock (epoch ms), for tests. @default Date.now */
+  now?: () => number;
+}
+
+/** The default quotas of {@link createInMemoryApprovalStore}. */
+export const DEFAULT_APPROVAL_QUOTAS = Object.freeze({
+  perSession: Object.freeze({ maxRecords: 100, maxChars: 16 * 1024 * 1024 }),
+  perAccount: Object.freeze({ maxRecords: 1000, maxChars: 64 * 1024 * 1024 }),
+  total: Object.freeze({ maxRecords: 50_000, maxChars: 512 * 1024 * 1024 }),
+});
+
+/** Records of one scope, oldest first, with their total size. */
+interface Bucket {
+  readonly ids: Set<string>;
+  chars: number;
+}
+
+const quotaOf = (
+  given: Partial<ApprovalQuota> | undefined,
+  fallback: ApprovalQuota,
+): ApprovalQuota => ({
+  maxRecords: Math.max(1, given?.maxRecords ?? fallback.maxRecords),
+  maxChars: Math.max(1, given?.maxChars ?? fallback.maxChars),
+});
+
 /**
- * The default {@link ApprovalStore}: a bounded map in this process.
+ * The default {@link ApprovalStore}: bounded maps in this process, with quotas per session, per
+ * account and in total (records and argument characters). A new request that would overflow its
+ * session or account first drops that same session's or account's oldest *undecided* requests;
+ * approved, unexpired grants are never dropped, and no account's traffic ever drops another
+ * account's records — past the quotas, new requests are refused (`approval_quota_exceeded`).
  *
  * @example
  * ```ts
- * const gateway = createToolGateway({ approvalStore: createInMemoryApprovalStore({ maxRecords: 1000 }) });
+ * const gateway = createToolGateway({
+ *   approvalStore: createInMemoryApprovalStore({ perSession: { maxRecords: 20 } }),
+ * });
  * ```
  */
 export function createInMemoryApprovalStore(
   options: InMemoryApprovalStoreOptions = {},
 ): ApprovalStore {
-  const maxRecords = Math.max(1, options.maxRecords ?? 10_000);
+  const perSession = quotaOf(options.perSession, DEFAULT_APPROVAL_QUOTAS.perSession);
+  const perAccount = quotaOf(options.perAccount, DEFAULT_APPROVAL_QUOTAS.perAccount);
+  const total = quotaOf(options.total, DEFAULT_APPROVAL_QUOTAS.total);
+  const now = options.now ?? Date.now;
   const records = new Map<string, ApprovalRecord>();
   const byBinding = new Map<string, string>();
+  const accounts = new Map<string, Bucket>();
+  const sessions = new Map<string, Bucket>();
+  let totalChars = 0;
 
-  const evict = (): void => {
-    if (records.size < maxRecords) return;
-    const now = Date.now();
-    for (const [id, record] of records) {
-      if (record.expiresAt <= now || record.status === 'consumed') remove(id);
+  const sessionKey = (record: ApprovalRecord): string =>
+    JSON.stringify([record.accountId, record.sessionId]);
+  const bucket = (map: Map<string, Bucket>, key: string): Bucket => {
+    let found = map.get(key);
+    if (!found) {
+      found = { ids: new Set(), chars: 0 };
+      map.set(key, found);
     }
-    while (records.size >= maxRecords) {
-      const oldest = records.keys().next().value;
-      if (oldest === undefined) break;
-      remove(oldest);
-    }
+    return found;
   };
+
   const remove = (id: string): void => {
     const record = records.get(id);
     if (!record) return;
     records.delete(id);
+    totalChars -= record.argumentsChars;
     if (byBinding.get(record.bindingKey) === id) byBinding.delete(record.bindingKey);
+    for (const [map, key] of [
+      [accounts, record.accountId],
+      [sessions, sessionKey(record)],
+    ] as const) {
+      const found = map.get(key);
+      if (!found) continue;
+      found.ids.delete(id);
+      found.chars -= record.argumentsChars;
+      if (found.ids.size === 0) map.delete(key);
+    }
+  };
+
+  const droppable = (record: ApprovalRecord, at: number): boolean =>
+    record.expiresAt <= at || record.status !== 'approved';
+
+  /** Drops the bucket's oldest droppable records until `incoming` fits; false when it cannot. */
+  const makeRoom = (found: Bucket | undefined, quota: ApprovalQuota, incoming: number): boolean => {
+    if (!found) return incoming <= quota.maxChars;
+    const at = now();
+    const fits = (): boolean =>
+      found.ids.size + 1 <= quota.maxRecords && found.chars + incoming <= quota.maxChars;
+    if (fits()) return true;
+    // Expired ones first, then the oldest undecided ones.
+    for (const id of [...found.ids]) {
+      const record = records.get(id);
+      if (record && record.expiresAt <= at) remove(id);
+    }
+    for (const id of [...found.ids]) {
+      if (fits()) break;
+      const record = records.get(id);
+      if (record && droppable(record, at)) remove(id);
+    }
+    return fits();
+  };
+
+  let lastSweep = 0;
+  /** Drops expired records store-wide, at most once a second (a full store refuses meanwhile). */
+  const sweepExpired = (): void => {
+    const at = now();
+    if (at - lastSweep < 1000) return;
+    lastSweep = at;
+    for (const [id, record] of records) if (record.expiresAt <= at) remove(id);
+  };
+
+  const refuse = (scope: string): never => {
+    throw new KsadkError(
+      'approval_quota_exceeded',
+      `Too many approval requests are waiting in this ${scope}; decide or let the open ones expire first.`,
+    );
   };
 
   return {
     async create(record) {
-      evict();
+      const size = record.argumentsChars;
+      if (!makeRoom(sessions.get(sessionKey(record)), perSession, size)) refuse('session');
+      if (!makeRoom(accounts.get(record.accountId), perAccount, size)) refuse('account');
+      if (records.size + 1 > total.maxRecords || totalChars + size > total.maxChars) {
+        sweepExpired();
+        if (records.size + 1 > total.maxRecords || totalChars + size > total.maxChars) {
+          refuse('server');
+        }
+      }
       records.set(record.id, record);
+      totalChars += size;
       byBinding.set(record.bindingKey, record.id);
+      for (const found of [
+        bucket(accounts, record.accountId),
+        bucket(sessions, sessionKey(record)),
+      ]) {
+        found.ids.add(record.id);
+        found.chars += size;
+      }
     },
     async get(id) {
       return records.get(id);
     },
-    async findOpen(bindingKey, now) {
+    async findOpen(bindingKey, at) {
       const id = byBinding.get(bindingKey);
       const record = id === undefined ? undefined : records.get(id);
-      if (!record || record.status === 'consumed' || record.expiresAt <= now) return undefined;
+      if (!record || record.status === 'consumed' || record.expiresAt <= at) return undefined;
       return record;
     },
     async transition(id, from, to, patch = {}) {
       const record = records.get(id);
       if (!record || record.status !== from) return undefined;
       const next: ApprovalRecord = Object.freeze({ ...record, ...patch, status: to });
-      records.set(id, next);
+      // A consumed record can never be used again: dropping it frees its quota at once.
+      if (to === 'consumed') remove(id);
+      else records.set(id, next);
       return next;
     },
   };

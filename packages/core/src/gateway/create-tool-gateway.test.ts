@@ -289,7 +289,9 @@ describe('approvals cannot be forged', () => {
       gateway.invoke(tool, { path: 'a', content: 'b' }),
     );
     if (!isApprovalRequired(first)) throw new Error('expected approval_required');
-    const grant = await gateway.approve(first.approval_request.id);
+    const grant = await gateway.approve(first.approval_request.id, {
+      principal: { accountId: 'a1' },
+    });
     for (const context of [
       { accountId: 'a2', sessionId: 's1' },
       { accountId: 'a1', sessionId: 's2' },

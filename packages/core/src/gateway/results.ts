@@ -1,3 +1,4 @@
+import type { PersistedOutput } from '../budget/result-budget.js';
 import type { RiskLevel } from '../tool/policy.js';
 
 /** Every tool result is a JSON object with `ok`. */
@@ -18,7 +19,7 @@ export interface ArgumentIssue {
   message: string;
 }
 
-/** What a human is asked to decide; shown to the host and to the model. */
+/** What a human is asked to decide, with the full arguments: what the host shows. */
 export interface ApprovalRequest {
   /** `appr_` + 32 hex characters. */
   id: string;
@@ -33,6 +34,21 @@ export interface ApprovalRequest {
   expires_at: string;
 }
 
+/**
+ * The approval request as the model sees it inside `approval_required`: the full request when
+ * its arguments are small; otherwise `arguments` is replaced by a preview of their JSON, with the
+ * full copy persisted and the digest still binding the exact arguments.
+ */
+export interface ModelApprovalRequest extends Omit<ApprovalRequest, 'arguments'> {
+  /** The validated arguments, when they fit the result budget. */
+  arguments?: Record<string, unknown>;
+  /** A prefix of the arguments' JSON, when they do not fit. */
+  arguments_preview?: string;
+  arguments_truncated?: true;
+  arguments_original_chars?: number;
+  persisted_outputs?: { arguments: PersistedOutput };
+}
+
 /** The call needs a host decision; nothing ran. */
 export interface ApprovalRequiredResult {
   ok: false;
@@ -40,7 +56,7 @@ export interface ApprovalRequiredResult {
   approval_required: true;
   error_type: 'approval_required';
   error_message: string;
-  approval_request: ApprovalRequest;
+  approval_request: ModelApprovalRequest;
 }
 
 /** The host refused the call; nothing ran. */

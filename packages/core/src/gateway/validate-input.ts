@@ -78,12 +78,24 @@ export async function validateJsonSchemaInput(
   };
 }
 
-/** Validates raw arguments against a tool's schema (zod or JSON Schema). */
+const UNVALIDATABLE: ValidationOutcome = {
+  ok: false,
+  issues: [{ path: '', message: 'The arguments could not be checked against the tool schema.' }],
+};
+
+/**
+ * Validates raw arguments against a tool's schema (zod or JSON Schema). A validator that throws
+ * (a cyclic `$ref`, a refinement that crashes, a stack overflow) gives `invalid_arguments`-style
+ * issues, never an exception.
+ */
 export function validateToolInput(
   tool: Tool,
   args: Record<string, unknown>,
 ): ValidationOutcome | Promise<ValidationOutcome> {
-  return tool.kind === 'zod'
-    ? validateZodInput(tool.input, args)
-    : validateJsonSchemaInput(tool.inputSchema, args);
+  try {
+    if (tool.kind === 'zod') return validateZodInput(tool.input, args);
+    return validateJsonSchemaInput(tool.inputSchema, args).catch(() => UNVALIDATABLE);
+  } catch {
+    return UNVALIDATABLE;
+  }
 }

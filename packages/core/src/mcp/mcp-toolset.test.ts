@@ -167,6 +167,56 @@ describe('an MCP toolset against a real server', () => {
     expect(server.methods.filter((method) => method === 'tools/call')).toHaveLength(1);
   });
 
+  it('never lets a server echo its credentials to the model: JSON-RPC errors, isError text, results, HTTP error bodies', async () => {
+    const key = 'sk-echo-0f1e2d3c4b5a';
+    const headerSecret = 'hdr-7a6b5c4d3e2f';
+    let server: McpTestServer | undefined;
+    const seen = () => JSON.stringify(server!.requests.at(-1)?.headers ?? {});
+    const echoing: McpTestTool[] = [
+      {
+        name: 'throws_headers',
+        inputSchema: { type: 'object' },
+        handler: () => {
+          throw new Error(`unauthorised request with ${seen()}`);
+        },
+      },
+      {
+        name: 'is_error_headers',
+        inputSchema: { type: 'object' },
+        handler: () => ({ ...text(`denied: ${seen()}`), isError: true }),
+      },
+      {
+        name: 'returns_headers',
+        inputSchema: { type: 'object' },
+        handler: () => ({ ...text(seen()), structuredContent: { headers: seen() } }),
+      },
+    ];
+    server = await serve(echoing);
+    const { tools } = await load([
+      { name: 'echo', url: server.url, api_key: key, headers: { 'X-Tenant-Token': headerSecret } },
+    ]);
+    for (const tool of tools) {
+      const result = JSON.stringify(await gateway.invoke(tool, {}));
+      expect(result, tool.name).not.toContain(key);
+      expect(result, tool.name).not.toContain(headerSecret);
+      expect(result, tool.name).toContain('[REDACTED]');
+    }
+    // A server that answers HTTP 500 with the token in its body, before any session exists.
+    const { createServer } = await import('node:http');
+    const broken = createServer((request, response) => {
+      response.writeHead(500, { 'content-type': 'text/plain' });
+      response.end(`internal error, request had ${request.headers.authorization}`);
+    });
+    await new Promise<void>((resolve) => broken.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => broken.close(() => resolve())));
+    const port = (broken.address() as { port: number }).port;
+    const loaded = await load([
+      { name: 'down', url: `http://127.0.0.1:${port}/mcp`, api_key: key },
+    ]);
+    expect(loaded.problems.join(' ')).toMatch(/down/);
+    expect(JSON.stringify(loaded)).not.toContain(key);
+  });
+
   it('is gated like any tool: medium risk asks in risk mode', async () => {
     const server = await serve([weather]);
     const { tools } = await load([{ name: 'w', url: server.url }]);

@@ -3,6 +3,7 @@ import type { ToolResult } from '../gateway/results.js';
 import { createToolNameRegistry, type ToolNameRegistry } from '../schema/tool-names.js';
 import { defineExternalTool } from '../tool/define-tool.js';
 import type { JsonSchema, Tool, ToolExecutionContext } from '../tool/tool.js';
+import { registerSecret } from '../util/redact.js';
 import { modelSafeErrorMessage } from '../util/sanitize-message.js';
 import { type McpServerConfig, mcpDedupeKey } from './mcp-config.js';
 
@@ -120,6 +121,9 @@ export function createMcpToolset(
     ...(config.headers ?? {}),
     ...(config.api_key ? { Authorization: `Bearer ${config.api_key}` } : {}),
   };
+  // Whatever the server echoes back (errors, `isError` text, results), these never reach the model.
+  registerSecret(config.api_key);
+  for (const value of Object.values(headers)) registerSecret(value);
 
   const connect = async (): Promise<Session> => {
     const [{ Client }, { StreamableHTTPClientTransport }] = await Promise.all([

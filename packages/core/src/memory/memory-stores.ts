@@ -69,8 +69,8 @@ export function createFileMemoryBackend(
   const fileOf = (scope: MemoryScope): string =>
     path.join(
       options.dir,
-      safePathSegment(scope.accountId, '_default'),
-      `${safePathSegment(scope.userId, '_default')}.jsonl`,
+      safePathSegment(scope.accountId),
+      `${safePathSegment(scope.userId)}.jsonl`,
     );
   const queues = new Map<string, Promise<unknown>>();
   /** One writer at a time per file. */

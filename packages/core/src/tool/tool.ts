@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { InvocationContext } from '../context/invocation-context.js';
 import type { ApprovalGrant } from '../gateway/approval-grant.js';
-import type { ToolGateway } from '../gateway/create-tool-gateway.js';
+import type { ToolGateway } from '../gateway/gateway-types.js';
 import type { ToolPolicy } from './policy.js';
 
 /** A JSON Schema document (any draft), as plain data. */

@@ -1,41 +1,80 @@
 import { createHash } from 'node:crypto';
 
-function canonicalize(value: unknown, seen: Set<object>): unknown {
-  if (value === null || typeof value !== 'object') {
-    if (typeof value === 'bigint') return value.toString();
-    return value;
+/** Deeper values are refused: canonical JSON is for tool arguments, which are capped far below. */
+const MAX_DEPTH = 1_000;
+
+function serialize(value: unknown, ancestors: Set<object>, depth: number): string | undefined {
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'number':
+      return Number.isFinite(value) ? JSON.stringify(value) : 'null';
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'bigint':
+      return JSON.stringify(value.toString());
+    case 'undefined':
+    case 'function':
+    case 'symbol':
+      return undefined;
   }
-  if (seen.has(value)) throw new TypeError('Cannot canonicalise a cyclic value.');
-  seen.add(value);
+  if (value === null) return 'null';
+  const object = value as object;
+  if (ancestors.has(object)) throw new TypeError('Cannot canonicalise a cyclic value.');
+  if (depth > MAX_DEPTH) throw new TypeError('Cannot canonicalise a value nested this deep.');
+  ancestors.add(object);
   try {
-    if (Array.isArray(value))
-      return value.map((item) => (item === undefined ? null : canonicalize(item, seen)));
-    if (typeof (value as { toJSON?: unknown }).toJSON === 'function') {
-      return canonicalize((value as { toJSON(): unknown }).toJSON(), seen);
+    if (Array.isArray(object)) {
+      const items = object.map((item) => serialize(item, ancestors, depth + 1) ?? 'null');
+      return `[${items.join(',')}]`;
     }
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value).sort()) {
-      const item = (value as Record<string, unknown>)[key];
-      if (item !== undefined && typeof item !== 'function' && typeof item !== 'symbol') {
-        out[key] = canonicalize(item, seen);
-      }
+    // Maps and Sets would serialise as `{}` and hide their content: tag them instead.
+    if (object instanceof Map) {
+      const entries = [...object.entries()].map(([key, item]) => [key, item]);
+      return `{"$map":${serialize(entries, ancestors, depth + 1)}}`;
     }
-    return out;
+    if (object instanceof Set) return `{"$set":${serialize([...object], ancestors, depth + 1)}}`;
+    if (typeof (object as { toJSON?: unknown }).toJSON === 'function') {
+      return serialize((object as { toJSON(): unknown }).toJSON(), ancestors, depth + 1);
+    }
+    // Own enumerable string keys only, read as plain members: a key named `__proto__` is data
+    // here, exactly as the tool (or a server receiving JSON) sees it.
+    const members: string[] = [];
+    for (const key of Object.keys(object).sort()) {
+      const item = serialize((object as Record<string, unknown>)[key], ancestors, depth + 1);
+      if (item !== undefined) members.push(`${JSON.stringify(key)}:${item}`);
+    }
+    return `{${members.join(',')}}`;
   } finally {
-    seen.delete(value);
+    ancestors.delete(object);
   }
 }
 
 /**
  * Canonical JSON: object keys sorted recursively (by UTF-16 code unit), compact separators,
- * `undefined` members dropped. Two argument objects that differ only in key order give the
- * same string.
+ * `undefined` members dropped, every own key kept as data (including `__proto__`). Two values
+ * that differ only in key order give the same string; values that differ in any member do not.
+ * Maps and Sets are tagged (`{"$map":[…]}`, `{"$set":[…]}`) rather than emptied.
+ *
+ * @throws {TypeError} for a cyclic value or one nested more than 1,000 levels.
+ *
+ * @example
+ * ```ts
+ * canonicalJson({ b: 1, a: [true, null] }); // '{"a":[true,null],"b":1}'
+ * ```
  */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(canonicalize(value, new Set())) ?? 'null';
+  return serialize(value, new Set(), 0) ?? 'null';
 }
 
-/** SHA-256 (lower-case hex) of the canonical JSON of `value`. */
+/**
+ * SHA-256 (lower-case hex) of the canonical JSON of `value`: what approvals are bound to.
+ *
+ * @example
+ * ```ts
+ * canonicalDigest({ x: 1, y: 2 }) === canonicalDigest({ y: 2, x: 1 }); // true
+ * ```
+ */
 export function canonicalDigest(value: unknown): string {
   return createHash('sha256').update(canonicalJson(value)).digest('hex');
 }

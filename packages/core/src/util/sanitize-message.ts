@@ -1,40 +1,93 @@
-const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)/i;
-const MIN_SECRET_LENGTH = 8;
-const MAX_MESSAGE_CHARS = 500;
-// Absolute POSIX paths (at least two segments) and Windows drive paths.
-const HOST_PATH = /(?:(?<=^|[\s'"`(=:,[])(?:\/[^\s'"`)\],:]+){2,})|(?:\b[A-Za-z]:\\[^\s'"`)\],]+)/g;
+import { homedir, tmpdir } from 'node:os';
+import { redactSecrets, secretValuesFromEnv } from './redact.js';
 
-/** Values of environment variables whose names look secret (keys, tokens, passwords). */
-export function secretValuesFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
-  const values: string[] = [];
-  for (const [name, value] of Object.entries(env)) {
-    if (value && value.length >= MIN_SECRET_LENGTH && SECRET_NAME.test(name)) values.push(value);
-  }
-  return values.sort((a, b) => b.length - a.length);
+export { redactSecrets, secretValuesFromEnv } from './redact.js';
+
+const MAX_MESSAGE_CHARS = 500;
+/** Longest model-supplied value echoed back in an error message. */
+const MAX_ECHO_CHARS = 200;
+const PATH = '<path>';
+// Absolute POSIX paths of two or more segments, after a start, a space, a quote, a bracket,
+// `=`, `:`, `,`, `{`, `@` or `<`; Windows drive paths; UNC paths (`\\server\share\…`).
+const HOST_PATH =
+  /(?:(?<=^|[\s'"`(=:,[{@<])(?:\/[^\s'"`)\],:}>]+){2,})|(?:\b[A-Za-z]:\\[^\s'"`)\],}>]+)|(?:\\\\[^\s\\'"`]+\\[^\s'"`)\],}>]+)/g;
+
+const hostPaths = new Set<string>();
+let hostPathPattern: RegExp | undefined;
+
+/**
+ * Registers a host directory (a workspace root, a result folder, a cache) whose path must never
+ * reach the model: error messages replace it, even when it contains spaces, with `<path>`.
+ * The process's working directory, home and temporary directories are registered already.
+ */
+export function registerHostPath(dir: string): void {
+  if (dir.length < 2 || hostPaths.has(dir)) return;
+  hostPaths.add(dir);
+  hostPathPattern = undefined;
 }
 
-/** Replaces every occurrence of each secret in `text` with `[REDACTED]`. */
-export function redactSecrets(
-  text: string,
-  secrets: readonly string[] = secretValuesFromEnv(),
-): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret && out.includes(secret)) out = out.split(secret).join('[REDACTED]');
+for (const dir of [process.cwd(), homedir(), tmpdir()]) registerHostPath(dir);
+
+function scrubHostPaths(text: string): string {
+  hostPathPattern ??= new RegExp(
+    [...hostPaths]
+      .sort((a, b) => b.length - a.length)
+      // A registered directory and whatever path continues it, up to the next quote or line end.
+      .map(
+        (dir) =>
+          `${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?:[\\\\/][^'"\`\\n]*|(?=[^\\w.-]|$))`,
+      )
+      .join('|'),
+    'g',
+  );
+  return text.replace(hostPathPattern, PATH).replace(HOST_PATH, PATH);
+}
+
+/** The message of anything thrown, without ever throwing itself. */
+function messageOf(error: unknown): string | undefined {
+  if (typeof error === 'string') return error;
+  if (typeof error !== 'object' || error === null) return undefined;
+  try {
+    const message = (error as { message?: unknown }).message;
+    return typeof message === 'string' ? message : undefined;
+  } catch {
+    return undefined;
   }
-  return out;
 }
 
 /**
- * Turns an error into a short, model-safe message: the first line only, secrets redacted,
- * absolute host paths replaced by `<path>`, at most 500 characters. Never a stack trace.
+ * Turns an error into a short, model-safe message: the first line only, registered credentials
+ * and URL passwords redacted, host paths (registered directories, absolute POSIX, Windows and
+ * UNC paths) replaced by `<path>`, at most 500 characters. Never a stack trace; never throws,
+ * whatever was thrown (a non-string `message`, a getter that throws, a primitive).
+ *
+ * @example
+ * ```ts
+ * modelSafeErrorMessage(new Error("ENOENT: open '/srv/app/x.json'")); // "ENOENT: open '<path>'"
+ * ```
  */
 export function modelSafeErrorMessage(error: unknown, fallback = 'The tool failed.'): string {
-  let message =
-    error instanceof Error ? error.message : typeof error === 'string' ? error : fallback;
+  let message = messageOf(error) ?? fallback;
   message = message.split(/\r?\n/, 1)[0]?.trim() || fallback;
-  message = redactSecrets(message).replace(HOST_PATH, '<path>');
+  // Registered credentials, and whatever the environment holds right now under a secret name.
+  message = scrubHostPaths(redactSecrets(message, secretValuesFromEnv()));
   return message.length > MAX_MESSAGE_CHARS
     ? `${message.slice(0, MAX_MESSAGE_CHARS - 1)}…`
     : message;
+}
+
+/**
+ * A model-supplied value as it may appear inside an error message: control characters replaced,
+ * at most 200 characters (an ellipsis marks the cut).
+ *
+ * @example
+ * ```ts
+ * echoValue('a\nb'); // "a b"
+ * ```
+ */
+export function echoValue(value: string, maxChars = MAX_ECHO_CHARS): string {
+  const head = value.length > maxChars ? value.slice(0, maxChars) : value;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes
+  const clean = head.replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, ' ');
+  return value.length > maxChars ? `${clean}…` : clean;
 }

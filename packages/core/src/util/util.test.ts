@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalDigest, canonicalJson } from './canonical-json.js';
 import { safePathSegment } from './safe-segment.js';
@@ -43,11 +44,53 @@ describe('modelSafeErrorMessage', () => {
 describe('safePathSegment', () => {
   it('never yields a path separator or a dot segment, and keeps distinct inputs distinct', () => {
     for (const value of ['..', '.', '../x', 'a/b', 'a\\b', '']) {
-      const out = safePathSegment(value, '_default');
+      const out = safePathSegment(value);
       expect(out).not.toMatch(/[/\\]/);
-      expect(out === '.' || out === '..').toBe(false);
+      expect(out.startsWith('.')).toBe(false);
     }
     expect(safePathSegment('a/b')).not.toBe(safePathSegment('a_b'));
     expect(safePathSegment('acme')).toBe('acme');
+    expect(safePathSegment('')).toBe('_');
+  });
+
+  it('is injective, also on case-insensitive file systems (the alice@example.com collision)', () => {
+    const adversarial = [
+      'alice@example.com',
+      'alice_example.com-ff8d9819',
+      'alice_example.com',
+      'Alice@example.com',
+      'ALICE@EXAMPLE.COM',
+      '',
+      '_',
+      '_0040',
+      '.',
+      '..',
+      '\ud800',
+      '\ufffd',
+      'x'.repeat(100),
+      `${'x'.repeat(99)}y`,
+      `${'x'.repeat(40)}~`,
+    ];
+    const idArb = fc.oneof(
+      fc.constantFrom(...adversarial),
+      fc.string({ maxLength: 80 }),
+      fc.string({ unit: 'binary', maxLength: 80 }),
+      fc.stringMatching(/^[a-z0-9_.@-]{0,70}$/),
+    );
+    fc.assert(
+      fc.property(idArb, idArb, (a, b) => {
+        fc.pre(a !== b);
+        const [x, y] = [safePathSegment(a), safePathSegment(b)];
+        expect(x.toLowerCase()).not.toBe(y.toLowerCase());
+        for (const out of [x, y]) {
+          expect(out.length).toBeGreaterThan(0);
+          expect(out.length).toBeLessThanOrEqual(73);
+          expect(out).toMatch(/^[a-z0-9_~-]+$/);
+        }
+      }),
+      { numRuns: 5_000 },
+    );
+    const outputs = new Set(adversarial.map((id) => safePathSegment(id).toLowerCase()));
+    expect(outputs.size).toBe(adversarial.length);
   });
 });

@@ -9,7 +9,7 @@ export function tempPathFor(target: string): string {
 }
 
 /** Creates `file`, failing if anything (even a symlink) already has that name. */
-export async function writeNewFile(file: string, content: string, mode = 0o644): Promise<void> {
+export async function writeNewFile(file: string, content: string, mode = 0o600): Promise<void> {
   const handle = await open(
     file,
     constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,

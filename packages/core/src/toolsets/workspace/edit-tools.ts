@@ -17,7 +17,6 @@ import {
   WORKSPACE_BOUNDARY,
   WORKSPACE_GROUP,
   type WorkspaceRuntime,
-  workspaceBudget,
 } from './workspace-runtime.js';
 
 type Loaded =
@@ -69,7 +68,6 @@ async function saveEdit(
   runtime: WorkspaceRuntime,
   context: ToolExecutionContext,
   toolName: string,
-  root: string,
   target: ResolvedWorkspacePath,
   before: string,
   after: string,
@@ -89,7 +87,7 @@ async function saveEdit(
     { context: 3 },
   );
   const budgeted = await budgetTextFields({ diff }, toolName, ['diff'], {
-    budget: workspaceBudget(context.gateway.budget, root),
+    budget: context.gateway.budget,
     metadata: { toolCallId: context.callId },
     context: context.invocation,
   });
@@ -160,7 +158,6 @@ export function editWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
         runtime,
         context,
         'edit_workspace_file',
-        loaded.root,
         loaded.target,
         loaded.text,
         outcome.text,
@@ -240,7 +237,6 @@ export function multiEditWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
         runtime,
         context,
         'multi_edit_workspace_file',
-        loaded.root,
         loaded.target,
         loaded.text,
         text,

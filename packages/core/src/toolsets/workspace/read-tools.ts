@@ -1,17 +1,13 @@
 import { z } from 'zod';
 import { budgetTextFields, narrowBudget } from '../../budget/result-budget.js';
+import { isResultHandle } from '../../budget/result-store.js';
 import { defineTool } from '../../tool/define-tool.js';
 import type { Tool } from '../../tool/tool.js';
-import { readWorkspaceText } from './text-file.js';
+import { readPersistedText, readWorkspaceText } from './text-file.js';
 import { splitLines } from './text-lines.js';
 import { globFilter, walkWorkspace } from './walk.js';
 import { isPathError, resolveWorkspacePath } from './workspace-paths.js';
-import {
-  WORKSPACE_BOUNDARY,
-  WORKSPACE_GROUP,
-  type WorkspaceRuntime,
-  workspaceBudget,
-} from './workspace-runtime.js';
+import { WORKSPACE_BOUNDARY, WORKSPACE_GROUP, type WorkspaceRuntime } from './workspace-runtime.js';
 
 /** `workspace_status`: a quick look at what the workspace holds. */
 export function workspaceStatusTool(runtime: WorkspaceRuntime): Tool {
@@ -121,9 +117,11 @@ export function readWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
   return defineTool({
     name: 'read_workspace_file',
     description:
-      'Read a UTF-8 text file from the workspace, whole or a line range, with line numbers ("12 | text") by default. Read a file before editing it. Files over 2 MB and non-UTF-8 files are refused; long content is cut to max_chars (1000–100000, default 20000) and the full text is saved to a file whose path is returned under persisted_outputs.',
+      'Read a UTF-8 text file from the workspace, whole or a line range, with line numbers ("12 | text") by default. Read a file before editing it. Files over 2 MB and non-UTF-8 files are refused; long content is cut to max_chars (1000–100000, default 20000): read further with start_line/end_line. Also reads back a saved tool output: pass its tool-results://… handle (from persisted_outputs) as path.',
     input: z.object({
-      path: z.string().describe('File path relative to the workspace root'),
+      path: z
+        .string()
+        .describe('File path relative to the workspace root, or a tool-results://… handle'),
       start_line: z.number().int().min(1).nullish().describe('First line, 1-based'),
       end_line: z.number().int().min(1).nullish().describe('Last line, inclusive'),
       max_chars: z
@@ -137,8 +135,10 @@ export function readWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
     group: WORKSPACE_GROUP,
     boundary: WORKSPACE_BOUNDARY,
     execute: async (input, context) => {
-      const root = await runtime.rootFor(context.invocation);
-      const opened = await readWorkspaceText(root, input.path);
+      const handle = isResultHandle(input.path);
+      const opened = handle
+        ? await readPersistedText(input.path, context.gateway.budget, context.invocation)
+        : await readWorkspaceText(await runtime.rootFor(context.invocation), input.path);
       if (!('file' in opened)) return opened;
       const { target, file } = opened;
       const lines = splitLines(file.text);
@@ -159,23 +159,27 @@ export function readWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
         : selected.join('\n');
       const limit = Math.min(100_000, Math.max(1_000, input.max_chars ?? 20_000));
       const budgeted = await budgetTextFields({ content }, 'read_workspace_file', ['content'], {
-        budget: narrowBudget(workspaceBudget(context.gateway.budget, root), {
+        budget: narrowBudget(context.gateway.budget, {
           maxChars: limit,
           previewChars: limit,
         }),
         metadata: { toolCallId: context.callId },
         context: context.invocation,
+        // The file is already readable by range: saving another copy of it would only fill the disk.
+        persist: false,
       });
       const partial = start !== 1 || end !== total || Boolean(budgeted['content_truncated']);
-      const { account, session } = runtime.keyOf(context.invocation);
-      runtime.readState.set(account, session, target.relative, {
-        mtimeNs: file.mtimeNs,
-        sizeBytes: file.sizeBytes,
-        startLine: start,
-        endLine: end,
-        totalLines: total,
-        partial,
-      });
+      if (!handle) {
+        const { account, session } = runtime.keyOf(context.invocation);
+        runtime.readState.set(account, session, target.relative, {
+          mtimeNs: file.mtimeNs,
+          sizeBytes: file.sizeBytes,
+          startLine: start,
+          endLine: end,
+          totalLines: total,
+          partial,
+        });
+      }
       return {
         ok: true,
         path: target.relative,
@@ -188,7 +192,9 @@ export function readWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
         read_range: { start: total === 0 ? 0 : start, end },
         total_lines: total,
         partial,
-        suggested_action: '',
+        suggested_action: budgeted['content_truncated']
+          ? `Content was cut at ${limit} characters; read the rest with start_line/end_line.`
+          : '',
         content: budgeted['content'],
         truncated: budgeted['content_truncated'],
         original_chars: budgeted['content_original_chars'],

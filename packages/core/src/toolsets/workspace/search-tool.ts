@@ -4,12 +4,7 @@ import { defineTool } from '../../tool/define-tool.js';
 import type { Tool } from '../../tool/tool.js';
 import { compileQuery, searchWorkspace } from './search/search-files.js';
 import { isPathError, resolveWorkspacePath } from './workspace-paths.js';
-import {
-  WORKSPACE_BOUNDARY,
-  WORKSPACE_GROUP,
-  type WorkspaceRuntime,
-  workspaceBudget,
-} from './workspace-runtime.js';
+import { WORKSPACE_BOUNDARY, WORKSPACE_GROUP, type WorkspaceRuntime } from './workspace-runtime.js';
 
 /** `search_workspace_files`. */
 export function searchWorkspaceFilesTool(runtime: WorkspaceRuntime): Tool {
@@ -82,7 +77,7 @@ export function searchWorkspaceFilesTool(runtime: WorkspaceRuntime): Tool {
         ...(outcome.skipped.length > 0 ? { skipped: outcome.skipped } : {}),
       };
       // A large result list is saved whole and trimmed inline to what fits the budget.
-      const budget = workspaceBudget(context.gateway.budget, root);
+      const budget = context.gateway.budget;
       if (JSON.stringify(outcome.results).length <= budget.maxChars) return payload;
       const persisted = await budgetToolOutput(
         'search_workspace_files',

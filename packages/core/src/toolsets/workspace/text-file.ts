@@ -1,5 +1,8 @@
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
+import type { ResultBudget } from '../../budget/result-budget.js';
+import { resolveResultHandle } from '../../budget/result-store.js';
+import type { InvocationContext } from '../../context/invocation-context.js';
 import {
   isPathError,
   type ResolvedWorkspacePath,
@@ -27,8 +30,9 @@ export type TextFileError = {
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * Reads a UTF-8 text file without following a final symlink (`O_NOFOLLOW`), refusing files over
- * `maxBytes` and files that are not valid UTF-8. A leading BOM is kept as text.
+ * Reads a UTF-8 text file without following a final symlink (`O_NOFOLLOW`) and without blocking
+ * on a FIFO or device (`O_NONBLOCK`, then anything but a regular file is refused), refusing files
+ * over `maxBytes` and files that are not valid UTF-8. A leading BOM is kept as text.
  */
 export async function readTextFile(
   absolute: string,
@@ -37,7 +41,7 @@ export async function readTextFile(
 ): Promise<TextFile | TextFileError> {
   let handle: Awaited<ReturnType<typeof open>>;
   try {
-    handle = await open(absolute, constants.O_RDONLY | constants.O_NOFOLLOW);
+    handle = await open(absolute, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT')
@@ -46,7 +50,7 @@ export async function readTextFile(
         error_type: 'not_found',
         error_message: `workspace file not found: ${shownPath}`,
       };
-    if (code === 'ELOOP' || code === 'EISDIR') {
+    if (code === 'ELOOP' || code === 'EISDIR' || code === 'ENXIO' || code === 'EAGAIN') {
       return {
         ok: false,
         error_type: 'not_a_file',
@@ -105,4 +109,29 @@ export async function readWorkspaceText(
   const file = await readTextFile(target.absolute, shownPath);
   if (isTextFileError(file)) return { ...file, path: target.relative };
   return { target, file };
+}
+
+/**
+ * Reads a persisted tool output back by its `tool-results://` handle, from the caller's own
+ * account and session folder only: another tenant's handle names nothing here.
+ */
+export async function readPersistedText(
+  handle: string,
+  budget: ResultBudget,
+  context: InvocationContext,
+): Promise<
+  { target: { relative: string; absolute: string }; file: TextFile } | WorkspaceTextError
+> {
+  const absolute = resolveResultHandle(handle, budget, context);
+  const notFound = {
+    ok: false as const,
+    error_type: 'not_found' as const,
+    error_message: `no saved tool output for this session at ${handle.slice(0, 200)}`,
+    path: handle.slice(0, 200),
+  };
+  if (!absolute) return notFound;
+  const file = await readTextFile(absolute, handle, budget.maxPersistBytes);
+  if (isTextFileError(file))
+    return file.error_type === 'not_found' ? notFound : { ...file, path: handle };
+  return { target: { relative: handle, absolute }, file };
 }

@@ -1,5 +1,4 @@
 import { stat } from 'node:fs/promises';
-import { budgetInRoot, type ResultBudget } from '../../budget/result-budget.js';
 import type { InvocationContext } from '../../context/invocation-context.js';
 import { createReadStateStore, type ReadStateStore } from './read-state.js';
 import { splitLines } from './text-lines.js';
@@ -20,6 +19,10 @@ export interface WorkspaceOptions {
   root?: WorkspaceRootOption;
   /** Largest file a write may create, in bytes. @default 10 MiB */
   maxWriteBytes?: number;
+  /** Permissions of files the tools create (an existing file keeps its own). @default 0o600 */
+  fileMode?: number;
+  /** Permissions of directories the tools create. @default 0o700 */
+  dirMode?: number;
   /** Read-state records kept (least recently used go first). @default 10000 */
   maxReadStateEntries?: number;
   /** Use `rg` for search when it is on PATH. @default true */
@@ -33,6 +36,8 @@ export interface WorkspaceRuntime {
   rootFor(context: InvocationContext): Promise<string>;
   readonly readState: ReadStateStore;
   readonly maxWriteBytes: number;
+  readonly fileMode: number;
+  readonly dirMode: number;
   readonly useRipgrep: boolean;
   /** The read-state key of a call. */
   keyOf(context: InvocationContext): { account: string; session: string };
@@ -45,6 +50,8 @@ export function createWorkspaceRuntime(options: WorkspaceOptions = {}): Workspac
     rootFor: (context) => resolveWorkspaceRoot(root, context),
     readState: createReadStateStore(options.maxReadStateEntries),
     maxWriteBytes: options.maxWriteBytes ?? 10 * 1024 * 1024,
+    fileMode: options.fileMode ?? 0o600,
+    dirMode: options.dirMode ?? 0o700,
     useRipgrep: options.useRipgrep !== false,
     keyOf: (context) => ({
       account: context.accountId ?? '',
@@ -75,12 +82,4 @@ export async function recordFullRead(
     partial: false,
   });
   return Number(stats.size);
-}
-
-/**
- * The gateway's budget, with large outputs of workspace tools saved inside the call's own
- * workspace root, so the model can read them back whatever root the call has.
- */
-export function workspaceBudget(budget: ResultBudget, root: string): ResultBudget {
-  return budgetInRoot(budget, root);
 }

@@ -274,3 +274,33 @@ describe('writes', () => {
     });
   });
 });
+
+describe('file permissions', () => {
+  it('creates files 0600 and folders 0700 unless configured; an existing file keeps its mode', async () => {
+    await ws.call('write_workspace_file', { path: 'private/notes/a.txt', content: 'a' });
+    await ws.call('write_workspace_files', { files: [{ path: 'private/b.txt', content: 'b' }] });
+    const mode = async (relative: string) =>
+      (await stat(path.join(ws.root, relative))).mode & 0o777;
+    expect(await mode('private/notes/a.txt')).toBe(0o600);
+    expect(await mode('private/b.txt')).toBe(0o600);
+    expect(await mode('private')).toBe(0o700);
+    expect(await mode('private/notes')).toBe(0o700);
+    // ok.txt was made by the host with its own mode: an overwrite keeps it.
+    const before = await mode('ok.txt');
+    await ws.call('write_workspace_file', { path: 'ok.txt', content: 'new', overwrite: true });
+    expect(await mode('ok.txt')).toBe(before);
+
+    const shared = await createTestWorkspace({
+      useRipgrep: false,
+      fileMode: 0o640,
+      dirMode: 0o750,
+    });
+    try {
+      await shared.call('write_workspace_file', { path: 'team/plan.txt', content: 'p' });
+      expect((await stat(path.join(shared.root, 'team/plan.txt'))).mode & 0o777).toBe(0o640);
+      expect((await stat(path.join(shared.root, 'team'))).mode & 0o777).toBe(0o750);
+    } finally {
+      await shared.cleanup();
+    }
+  });
+});

@@ -19,7 +19,7 @@ import {
 const MAX_BATCH = 100;
 
 /** Creates missing parent directories of `target` (inside the root) and returns the ones it made, deepest last. */
-async function ensureParents(root: string, target: string): Promise<string[]> {
+async function ensureParents(root: string, target: string, mode: number): Promise<string[]> {
   const created: string[] = [];
   let dir = path.dirname(target);
   const missing: string[] = [];
@@ -38,10 +38,19 @@ async function ensureParents(root: string, target: string): Promise<string[]> {
     }
   }
   for (const directory of missing) {
-    await mkdir(directory);
+    await mkdir(directory, { mode });
     created.push(directory);
   }
   return created;
+}
+
+/** An existing file keeps its permissions; a new one gets the toolset's file mode. */
+async function modeFor(
+  target: { exists: boolean; absolute: string },
+  runtime: WorkspaceRuntime,
+): Promise<number> {
+  if (!target.exists) return runtime.fileMode;
+  return (await stat(target.absolute)).mode & 0o777;
 }
 
 async function removeQuietly(files: string[], dirs: string[]): Promise<void> {
@@ -94,10 +103,10 @@ export function writeWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
           path: target.relative,
         };
       }
-      const created = await ensureParents(root, target.absolute);
+      const created = await ensureParents(root, target.absolute, runtime.dirMode);
       const temp = tempPathFor(target.absolute);
       try {
-        await writeNewFile(temp, input.content);
+        await writeNewFile(temp, input.content, await modeFor(target, runtime));
         if (input.overwrite) await rename(temp, target.absolute);
         else {
           await link(temp, target.absolute);
@@ -189,10 +198,10 @@ export function writeWorkspaceFilesTool(runtime: WorkspaceRuntime): Tool {
       const placed: string[] = [];
       try {
         for (const [index, target] of targets.entries()) {
-          createdDirs.push(...(await ensureParents(root, target.absolute)));
+          createdDirs.push(...(await ensureParents(root, target.absolute, runtime.dirMode)));
           const temp = tempPathFor(target.absolute);
           temps.push(temp);
-          await writeNewFile(temp, batch[index]!.content);
+          await writeNewFile(temp, batch[index]!.content, await modeFor(target, runtime));
         }
         for (const [index, target] of targets.entries()) {
           if (target.exists) {

@@ -1,0 +1,173 @@
+import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { lstat, mkdir, open, readdir, rm, rmdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { InvocationContext } from '../context/invocation-context.js';
+import { safePathSegment } from '../util/safe-segment.js';
+
+/**
+ * Handles of persisted outputs start with this. A handle names a file in the *caller's own*
+ * account and session folder: the same handle read from another account or session finds
+ * nothing.
+ */
+export const RESULT_HANDLE_PREFIX = 'tool-results://';
+
+/** How long persisted outputs are kept, and how many. Oldest go first. */
+export interface ResultRetention {
+  /** Files kept per session. @default 100 */
+  readonly maxFilesPerSession: number;
+  /** Bytes kept per session. @default 67108864 (64 MiB) */
+  readonly maxBytesPerSession: number;
+  /** Age after which a file is removed. @default 86400000 (24 hours) */
+  readonly maxAgeMs: number;
+}
+
+/** The default {@link ResultRetention}. */
+export const DEFAULT_RESULT_RETENTION: ResultRetention = Object.freeze({
+  maxFilesPerSession: 100,
+  maxBytesPerSession: 64 * 1024 * 1024,
+  maxAgeMs: 24 * 60 * 60 * 1000,
+});
+
+/** Where persisted outputs live and how long. */
+export interface ResultStoreLocation {
+  readonly persistDir: string;
+  readonly retention: ResultRetention;
+}
+
+const HANDLE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,199}$/;
+const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
+const lastSweep = new Map<string, number>();
+
+/** The caller's own folder: `<persistDir>/<account>/<session>` with injective segments. */
+export function sessionResultDir(persistDir: string, context: InvocationContext): string {
+  return path.join(
+    persistDir,
+    safePathSegment(context.accountId ?? ''),
+    safePathSegment(context.sessionId ?? ''),
+  );
+}
+
+/** A readable file-name stem from an id and a field (collisions are settled by exclusive creation). */
+export function resultStem(id: string, field: string): string {
+  const clean = `${id}.${field}`
+    .replace(/[^A-Za-z0-9_.-]+/g, '_')
+    .replace(/\.{2,}/g, '.')
+    .replace(/^[._]+/, '');
+  return clean.slice(0, 120) || 'output';
+}
+
+/** Whether a model-supplied path is a persisted-output handle. */
+export function isResultHandle(value: string): boolean {
+  return value.startsWith(RESULT_HANDLE_PREFIX);
+}
+
+async function removeQuietly(file: string): Promise<void> {
+  await rm(file, { force: true }).catch(() => undefined);
+}
+
+/** Applies retention to one session folder; `keep` (the file just written) always stays. */
+async function enforceRetention(
+  dir: string,
+  keep: string,
+  retention: ResultRetention,
+): Promise<void> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const now = Date.now();
+  const files: { file: string; size: number; mtimeMs: number }[] = [];
+  for (const name of names) {
+    const file = path.join(dir, name);
+    const stats = await lstat(file).catch(() => undefined);
+    if (!stats?.isFile()) continue;
+    if (file !== keep && now - stats.mtimeMs > retention.maxAgeMs) await removeQuietly(file);
+    else files.push({ file, size: stats.size, mtimeMs: stats.mtimeMs });
+  }
+  files.sort((a, b) => a.mtimeMs - b.mtimeMs);
+  let bytes = files.reduce((sum, entry) => sum + entry.size, 0);
+  let count = files.length;
+  for (const entry of files) {
+    if (count <= retention.maxFilesPerSession && bytes <= retention.maxBytesPerSession) break;
+    if (entry.file === keep) continue;
+    await removeQuietly(entry.file);
+    count -= 1;
+    bytes -= entry.size;
+  }
+}
+
+/** Removes expired files (and emptied folders) of every account and session, at most every 10 minutes. */
+async function sweepExpired(location: ResultStoreLocation): Promise<void> {
+  const now = Date.now();
+  if (now - (lastSweep.get(location.persistDir) ?? 0) < SWEEP_INTERVAL_MS) return;
+  lastSweep.set(location.persistDir, now);
+  for (const account of await readdir(location.persistDir).catch(() => [] as string[])) {
+    const accountDir = path.join(location.persistDir, account);
+    for (const session of await readdir(accountDir).catch(() => [] as string[])) {
+      const sessionDir = path.join(accountDir, session);
+      for (const name of await readdir(sessionDir).catch(() => [] as string[])) {
+        const file = path.join(sessionDir, name);
+        const stats = await lstat(file).catch(() => undefined);
+        if (stats && now - stats.mtimeMs > location.retention.maxAgeMs) await removeQuietly(file);
+      }
+      await rmdir(sessionDir).catch(() => undefined);
+    }
+    await rmdir(accountDir).catch(() => undefined);
+  }
+}
+
+/**
+ * Writes one persisted output into the caller's own folder (folders `0700`, the file `0600`,
+ * created exclusively and never through a symlink), applies retention, and returns its handle.
+ */
+export async function persistToStore(
+  bytes: Uint8Array,
+  stem: string,
+  ext: string,
+  location: ResultStoreLocation,
+  context: InvocationContext,
+): Promise<string> {
+  const dir = sessionResultDir(location.persistDir, context);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  for (let attempt = 0; ; attempt += 1) {
+    const name =
+      attempt === 0 ? `${stem}.${ext}` : `${stem}-${randomBytes(4).toString('hex')}.${ext}`;
+    const file = path.join(dir, name);
+    let handle: Awaited<ReturnType<typeof open>>;
+    try {
+      handle = await open(
+        file,
+        constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+        0o600,
+      );
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 5) throw error;
+      continue;
+    }
+    try {
+      await handle.writeFile(bytes);
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      await removeQuietly(file);
+      throw error;
+    }
+    await handle.close();
+    await enforceRetention(dir, file, location.retention);
+    void sweepExpired(location).catch(() => undefined);
+    return `${RESULT_HANDLE_PREFIX}${name}`;
+  }
+}
+
+/**
+ * Resolves a handle to the file it names in the caller's own folder, or `undefined` when the
+ * handle is malformed or names nothing there. The path is for opening with `O_NOFOLLOW`, never
+ * for showing to the model.
+ */
+export function resolveResultHandle(
+  handle: string,
+  location: Pick<ResultStoreLocation, 'persistDir'>,
+  context: InvocationContext,
+): string | undefined {
+  if (!isResultHandle(handle)) return undefined;
+  const name = handle.slice(RESULT_HANDLE_PREFIX.length);
+  if (!HANDLE_NAME.test(name) || name.includes('..')) return undefined;
+  return path.join(sessionResultDir(location.persistDir, context), name);
+}

@@ -1,0 +1,116 @@
+import type { InvocationContext } from '../context/invocation-context.js';
+import type { ToolResult } from '../gateway/results.js';
+import type { Tool } from '../tool/tool.js';
+import {
+  budgetTextFields,
+  budgetToolOutput,
+  narrowBudget,
+  type ResultBudget,
+} from './result-budget.js';
+
+/** Room for a budgeted result's bookkeeping fields on top of its limit. */
+const RESULT_OVERHEAD_CHARS = 2_000;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/** Any value a tool returned, as a result object with `ok`. */
+export function toToolResult(value: unknown): ToolResult {
+  if (isPlainObject(value) && typeof value['ok'] === 'boolean') return value as ToolResult;
+  if (isPlainObject(value)) return { ok: true, ...value };
+  if (value === undefined || value === null) return { ok: true };
+  return { ok: true, result: value };
+}
+
+/**
+ * Whether `value` holds more than `limit` characters of JSON-ish text. Stops counting as soon as
+ * the limit is passed, so a huge or cyclic value costs no more than the limit.
+ */
+export function exceedsChars(value: unknown, limit: number): boolean {
+  let total = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    if (typeof item === 'string') total += item.length + 2;
+    else if (typeof item === 'number' || typeof item === 'boolean') total += 8;
+    else if (Array.isArray(item)) {
+      total += item.length;
+      for (const element of item) stack.push(element);
+    } else if (typeof item === 'object' && item !== null) {
+      for (const key of Object.keys(item)) {
+        total += key.length + 4;
+        stack.push((item as Record<string, unknown>)[key]);
+      }
+    }
+    if (total > limit) return true;
+  }
+  return false;
+}
+
+/** What {@link shapeResult} needs to know about the call. */
+export interface ShapeCall {
+  readonly tool: Tool;
+  readonly callId: string;
+  readonly context: InvocationContext;
+}
+
+/**
+ * Keeps a result within the budget: the tool's declared large fields are budgeted one by one
+ * (inline preview, full text persisted), then a result still over the limit is replaced whole by
+ * a preview of its JSON with the full copy persisted. Small results come back as they are,
+ * synchronously.
+ */
+export function shapeResult(
+  result: ToolResult,
+  call: ShapeCall,
+  budget: ResultBudget,
+): ToolResult | Promise<ToolResult> {
+  if (!call.tool.resultBudget && !exceedsChars(result, budget.maxChars + RESULT_OVERHEAD_CHARS))
+    return result;
+  return budgetResult(result, call, budget);
+}
+
+async function budgetResult(
+  result: ToolResult,
+  call: ShapeCall,
+  budget: ResultBudget,
+): Promise<ToolResult> {
+  const { tool, callId, context } = call;
+  let shaped = result;
+  const toolBudget = tool.resultBudget;
+  const fieldLimit = toolBudget
+    ? Math.min(narrowBudget(budget, toolBudget).maxChars, budget.persistThresholdChars)
+    : 0;
+  const oversized =
+    toolBudget?.fields.some((field) => {
+      const value = result[field];
+      if (value === undefined || value === null) return false;
+      return typeof value === 'string'
+        ? value.length > fieldLimit
+        : exceedsChars(value, fieldLimit);
+    }) ?? false;
+  if (toolBudget && oversized) {
+    shaped = (await budgetTextFields(shaped, tool.name, toolBudget.fields, {
+      budget: narrowBudget(budget, toolBudget),
+      metadata: { toolCallId: callId },
+      context,
+    })) as ToolResult;
+  }
+  if (!exceedsChars(shaped, budget.maxChars + RESULT_OVERHEAD_CHARS)) return shaped;
+  const whole = await budgetToolOutput(tool.name, 'result', shaped, {
+    budget,
+    metadata: { toolCallId: callId },
+    context,
+  });
+  return {
+    ok: shaped.ok,
+    ...(typeof shaped['error_type'] === 'string' ? { error_type: shaped['error_type'] } : {}),
+    result_truncated: true,
+    result_preview: whole.value,
+    result_original_chars: whole.original_chars,
+    ...(whole.persisted ? { persisted_outputs: { result: whole.persisted } } : {}),
+  };
+}

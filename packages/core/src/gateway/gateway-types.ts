@@ -1,0 +1,148 @@
+import type { ResultBudget, ResultBudgetOptions } from '../budget/result-budget.js';
+import type { InvocationContext } from '../context/invocation-context.js';
+import type { Tool } from '../tool/tool.js';
+import type { ApprovalGrant } from './approval-grant.js';
+import type { ApprovalMode } from './approval-mode.js';
+import type { ApprovalStore } from './approval-store.js';
+import type { ArgumentLimits } from './model-arguments.js';
+import type { ApprovalRequest, ToolResult } from './results.js';
+
+/** How a call ended, as reported to {@link ToolGatewayHooks.onToolEnd}. */
+export type ToolCallOutcome =
+  | 'ok'
+  | 'error'
+  | 'invalid_arguments'
+  | 'approval_required'
+  | 'approval_rejected'
+  | 'timeout'
+  | 'aborted';
+
+/** What observers learn when a call starts. */
+export interface ToolStartEvent {
+  toolName: string;
+  callId: string;
+  invocationId: string | undefined;
+}
+
+/** What observers learn when a call ends. */
+export interface ToolEndEvent extends ToolStartEvent {
+  durationMs: number;
+  outcome: ToolCallOutcome;
+  /** The result's `error_type` when it failed. */
+  errorType: string | undefined;
+}
+
+/**
+ * Observers. They run synchronously inside the call; what they throw is reported to
+ * `onHookError` (default: a process warning) and never changes the call.
+ */
+export interface ToolGatewayHooks {
+  onToolStart?: (event: ToolStartEvent) => void;
+  onToolEnd?: (event: ToolEndEvent) => void;
+  /** A new approval request was stored (not called when an open one is returned again). */
+  onApprovalRequested?: (request: ApprovalRequest, context: InvocationContext) => void;
+  onHookError?: (error: unknown, hook: string) => void;
+}
+
+/** Options for {@link createToolGateway}. */
+export interface ToolGatewayOptions {
+  /**
+   * Default approval mode (`ask`, `risk`, `full`, or the aliases `strict`, `off`). A
+   * request-scoped mode in the invocation context wins over it.
+   * @default `KSADK_TOOL_APPROVAL_MODE`, else `risk`
+   */
+  approvalMode?: string;
+  /** Where approval requests live. @default an in-memory store with per-session and per-account quotas */
+  approvalStore?: ApprovalStore;
+  /** HMAC secret for grants (≥ 16 bytes). @default `KSADK_APPROVAL_SECRET`, else random per process */
+  approvalSecret?: string | Uint8Array;
+  /** How long a request and its grant stay valid. @default 900000 (15 minutes) */
+  approvalTtlMs?: number;
+  /** Per-call timeout when the tool sets none. @default 120000 */
+  timeoutMs?: number;
+  /** Result budget (environment variables cap it). */
+  budget?: ResultBudgetOptions;
+  /** Limits on model arguments, checked before validation. @default 4 MiB of JSON, 64 levels deep */
+  argumentLimits?: Partial<ArgumentLimits>;
+  /** Observers. */
+  hooks?: ToolGatewayHooks;
+  /**
+   * The environment to read `KSADK_*` variables from. Its secret-looking values (names with KEY,
+   * TOKEN, SECRET, PASSWORD…) are redacted from everything tools return. @default process.env
+   */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Per-call options, supplied by the host or adapter, never by the model. */
+export interface ToolCallOptions {
+  /** The framework's tool call id; also names persisted outputs. @default a random id */
+  callId?: string;
+  /** Aborts the call. */
+  signal?: AbortSignal;
+  /** A grant from {@link ToolGateway.approve} (or its token) for this exact call. */
+  approval?: ApprovalGrant | string;
+  /** Overrides the timeout for this call. */
+  timeoutMs?: number;
+}
+
+/**
+ * Who decides or looks at an approval request. Requests belong to the account (and user) whose
+ * call asked for them; a principal of another account is told the request does not exist.
+ * `{ admin: true }` is the explicit escape for trusted admin tooling: it may see and decide any
+ * account's requests.
+ */
+export type ApprovalPrincipal =
+  | { readonly accountId: string; readonly userId?: string }
+  | { readonly admin: true };
+
+/** Options for {@link ToolGateway.approve} and {@link ToolGateway.reject}. */
+export interface ApprovalDecisionOptions {
+  /** Why; reported back to the model on rejection. */
+  reason?: string;
+  /**
+   * Who decides. @default the current invocation context's account and user (an absent account
+   * is the empty account of single-tenant use)
+   */
+  principal?: ApprovalPrincipal;
+}
+
+/** The one door every tool call goes through. */
+export interface ToolGateway {
+  /**
+   * Runs a call: validates the arguments, decides whether it needs approval, executes with a
+   * timeout, budgets and redacts the result. Never throws and never rejects for anything a tool,
+   * a file or a model did: failures come back as `{ ok: false, error_type, error_message }`.
+   */
+  invoke(tool: Tool, rawArgs: unknown, options?: ToolCallOptions): Promise<ToolResult>;
+  /**
+   * Approves a pending request and returns a single-use grant bound to its tool, arguments,
+   * account, session and expiry. Approving an already approved, unused request returns an
+   * equivalent grant.
+   *
+   * @throws {KsadkError} `approval_not_found` for an unknown, expired, rejected or used request,
+   * or one that belongs to another account or user than the principal's.
+   */
+  approve(approvalId: string, options?: ApprovalDecisionOptions): Promise<ApprovalGrant>;
+  /**
+   * Rejects a pending request: the next time the same call comes back it answers
+   * `approval_rejected` with the reason, without running.
+   *
+   * @throws {KsadkError} `approval_not_found` for an unknown, expired or already decided request,
+   * or one that belongs to another account or user than the principal's.
+   */
+  reject(approvalId: string, options?: ApprovalDecisionOptions): Promise<void>;
+  /**
+   * The stored request with its full arguments, if it exists, has not expired and belongs to
+   * the principal (default: the current invocation context's account and user).
+   */
+  getApprovalRequest(
+    approvalId: string,
+    options?: { principal?: ApprovalPrincipal },
+  ): Promise<ApprovalRequest | undefined>;
+  /** Whether calling `tool` in the current invocation context would need a decision. */
+  requiresApproval(tool: Tool): boolean;
+  /** The gateway's default approval mode (before any request-scoped override). */
+  readonly approvalMode: ApprovalMode;
+  /** The resolved result budget. */
+  readonly budget: ResultBudget;
+}

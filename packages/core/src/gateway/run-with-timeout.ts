@@ -1,0 +1,100 @@
+import { KsadkError } from '../errors/ksadk-error.js';
+import type { Tool, ToolExecutionContext } from '../tool/tool.js';
+import { modelSafeErrorMessage } from '../util/sanitize-message.js';
+import type { ToolErrorResult } from './results.js';
+
+const TIMEOUT = Symbol('timeout');
+const ABORTED = Symbol('aborted');
+
+/** What a tool's `execute` produced, before it is shaped into a result. */
+export type RawOutcome = { readonly value: unknown } | { readonly failure: ToolErrorResult };
+
+/** The result for a call that was cancelled. */
+export function abortedResult(tool: Tool): ToolErrorResult {
+  return {
+    ok: false,
+    error_type: 'tool_aborted',
+    error_message: `The call to ${tool.name} was cancelled.`,
+  };
+}
+
+/** The result for anything a tool threw (or returned as an `Error`): a stable type, a model-safe message. */
+export function failedResult(error: unknown): ToolErrorResult {
+  return {
+    ok: false,
+    error_type: KsadkError.isInstance(error) ? error.code : 'tool_error',
+    error_message: modelSafeErrorMessage(error),
+  };
+}
+
+/** The execution context without the signal, which {@link runWithTimeout} supplies. */
+export type ExecutionBase = Omit<ToolExecutionContext, 'signal'>;
+
+/**
+ * Runs a tool's `execute` with a timeout and the caller's abort signal. Synchronous tools that
+ * never look at their signal pay for no controller, listener or timer. Never throws.
+ */
+export async function runWithTimeout(
+  tool: Tool,
+  args: Record<string, unknown>,
+  base: ExecutionBase,
+  outer: AbortSignal | undefined,
+  timeoutMs: number,
+): Promise<RawOutcome> {
+  if (outer?.aborted) return { failure: abortedResult(tool) };
+  let controller: AbortController | undefined;
+  const controllerOf = (): AbortController => {
+    controller ??= new AbortController();
+    return controller;
+  };
+  const executionContext: ToolExecutionContext = {
+    ...base,
+    get signal() {
+      return controllerOf().signal;
+    },
+  };
+  let pending: unknown;
+  try {
+    pending = (
+      tool.execute as (input: Record<string, unknown>, ctx: ToolExecutionContext) => unknown
+    )(args, executionContext);
+  } catch (error) {
+    return { failure: failedResult(error) };
+  }
+  if (
+    !(pending instanceof Promise) &&
+    !(typeof pending === 'object' && pending !== null && 'then' in pending)
+  ) {
+    return { value: pending };
+  }
+  const signal = controllerOf().signal;
+  const forwardAbort = (): void => controller?.abort(outer?.reason);
+  outer?.addEventListener('abort', forwardAbort, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const stopped = new Promise<typeof TIMEOUT | typeof ABORTED>((resolve) => {
+      timer = setTimeout(() => {
+        resolve(TIMEOUT);
+        controller?.abort(new Error('timeout'));
+      }, timeoutMs);
+      signal.addEventListener('abort', () => resolve(ABORTED), { once: true });
+    });
+    const value = await Promise.race([pending, stopped]);
+    if (value === TIMEOUT) {
+      return {
+        failure: {
+          ok: false,
+          error_type: 'tool_timeout',
+          error_message: `${tool.name} did not finish within ${timeoutMs} ms and was stopped.`,
+        },
+      };
+    }
+    if (value === ABORTED) return { failure: abortedResult(tool) };
+    return { value };
+  } catch (error) {
+    return { failure: signal.aborted ? abortedResult(tool) : failedResult(error) };
+  } finally {
+    if (timer) clearTimeout(timer);
+    outer?.removeEventListener('abort', forwardAbort);
+  }
+}
