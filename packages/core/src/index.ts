@@ -147,6 +147,7 @@ export type {
   MemoryEntry,
   MemoryRecord,
   MemoryScope,
+  MemorySearchOptions,
   ScoredMemory,
 } from './memory/memory-backend.js';
 export {

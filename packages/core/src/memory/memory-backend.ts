@@ -28,13 +28,30 @@ export interface MemoryEntry {
   metadata?: Record<string, unknown>;
 }
 
+/** Options of {@link MemoryBackend.search}. */
+export interface MemorySearchOptions {
+  /**
+   * Stops the search: a backend that honours it rejects with the signal's reason soon after it
+   * aborts (the tool gateway aborts a call on timeout or when the caller cancels).
+   */
+  signal?: AbortSignal;
+}
+
 /** Long-term memory storage. Every method is scoped: an implementation must never return another scope's records. */
 export interface MemoryBackend {
   /** A short name for status reports (`file`, `memory`, …). */
   readonly kind: string;
   save(scope: MemoryScope, entry: MemoryEntry): Promise<MemoryRecord>;
-  /** Memories matching `query` best first; an empty query gives the most recent. */
-  search(scope: MemoryScope, query: string, limit: number): Promise<ScoredMemory[]>;
+  /**
+   * Memories matching `query` best first; an empty query gives the most recent. The embedded
+   * backends read at most the first 2,000 characters and 64 distinct terms of `query`.
+   */
+  search(
+    scope: MemoryScope,
+    query: string,
+    limit: number,
+    options?: MemorySearchOptions,
+  ): Promise<ScoredMemory[]>;
 }
 
 /** One knowledge-base passage. */
@@ -51,53 +68,4 @@ export interface KnowledgeBase {
     query: string,
     options: { limit: number; scope: MemoryScope },
   ): Promise<KnowledgePassage[]>;
-}
-
-/** Search terms: lower-cased words, and CJK text as single characters and bigrams. */
-export function memoryTerms(text: string): string[] {
-  const terms = new Set<string>();
-  for (const match of text.toLowerCase().matchAll(/[\p{L}\p{N}_]+/gu)) {
-    const token = match[0];
-    if (/[\u3400-\u9fff\uf900-\ufaff]/.test(token)) {
-      const chars = [...token];
-      for (const char of chars) terms.add(char);
-      for (let index = 0; index + 1 < chars.length; index += 1)
-        terms.add(chars[index]! + chars[index + 1]!);
-    } else {
-      terms.add(token);
-    }
-  }
-  return [...terms];
-}
-
-/** Ranks records against a query: shared terms weighted by rarity, ties to the newest. */
-export function rankMemories(
-  records: readonly MemoryRecord[],
-  query: string,
-  limit: number,
-): ScoredMemory[] {
-  const queryTerms = memoryTerms(query);
-  if (queryTerms.length === 0) {
-    return [...records]
-      .reverse()
-      .slice(0, limit)
-      .map((record) => ({ ...record, score: 0 }));
-  }
-  const termSets = records.map((record) => new Set(memoryTerms(record.content)));
-  const documentFrequency = new Map<string, number>();
-  for (const term of queryTerms)
-    documentFrequency.set(term, termSets.filter((set) => set.has(term)).length);
-  const scored = records.map((record, index) => {
-    let score = 0;
-    for (const term of queryTerms) {
-      if (termSets[index]!.has(term))
-        score += Math.log(1 + records.length / (documentFrequency.get(term) ?? 1));
-    }
-    return { record, score, index };
-  });
-  return scored
-    .filter((item) => item.score > 0)
-    .sort((a, b) => b.score - a.score || b.index - a.index)
-    .slice(0, limit)
-    .map((item) => ({ ...item.record, score: Math.round(item.score * 1000) / 1000 }));
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { InvocationContext } from '../../context/invocation-context.js';
 import { KsadkError } from '../../errors/ksadk-error.js';
 import type { KnowledgeBase, MemoryBackend, MemoryScope } from '../../memory/memory-backend.js';
+import { MEMORY_QUERY_MAX_CHARS, MEMORY_QUERY_MAX_TERMS } from '../../memory/memory-ranking.js';
 import {
   createFileMemoryBackend,
   createInMemoryMemoryBackend,
@@ -91,17 +92,18 @@ export function createMemoryToolset(options: MemoryToolsetOptions): Tool[] {
     tools.push(
       defineTool({
         name: 'load_memory',
-        description:
-          "Recall what you saved earlier about this user (preferences, facts, decisions), best matches first. An empty query gives the most recent memories. Only this user's memories are visible.",
+        description: `Recall what you saved earlier about this user (preferences, facts, decisions), best matches first. An empty query gives the most recent memories. Only this user's memories are visible. Use a few keywords: the query is at most ${MEMORY_QUERY_MAX_CHARS} characters and only its first ${MEMORY_QUERY_MAX_TERMS} distinct words are matched.`,
         input: z.object({
-          query: z.string().default(''),
+          query: z.string().max(MEMORY_QUERY_MAX_CHARS).default(''),
           max_results: z.number().int().min(1).max(50).default(5),
         }),
         group: GROUP,
         boundary: 'long_term_memory',
         execute: async ({ query, max_results }, context) => {
           try {
-            const memories = await memory.search(scopeOf(context.invocation), query, max_results);
+            const memories = await memory.search(scopeOf(context.invocation), query, max_results, {
+              signal: context.signal,
+            });
             return {
               ok: true,
               query,

@@ -1,14 +1,16 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createToolCatalog } from '../../catalog/tool-catalog.js';
 import { runWithInvocationContext } from '../../context/invocation-context.js';
 import { createToolGateway } from '../../gateway/create-tool-gateway.js';
 import { isApprovalRequired } from '../../gateway/results.js';
-import type { MemoryBackend } from '../../memory/memory-backend.js';
+import type { MemoryBackend, MemoryScope } from '../../memory/memory-backend.js';
+import { memoryFileOf } from '../../memory/memory-file.js';
+import { MEMORY_QUERY_MAX_CHARS } from '../../memory/memory-ranking.js';
 import {
   createFileMemoryBackend,
   createInMemoryMemoryBackend,
@@ -184,5 +186,140 @@ describe('memory tools', () => {
     expect(() => memoryToolsetFromEnv({ env: { KSADK_LTM_BACKEND: 'redis' } })).toThrowError(
       /KSADK_LTM_BACKEND must be one of/,
     );
+  });
+});
+
+/** Deterministic words: `w` + base-36 of a pseudo-random number (MINSTD) below `range`. */
+function words(seed: number, count: number, range: number): string[] {
+  let state = seed;
+  return Array.from({ length: count }, () => {
+    state = (state * 48_271) % 2_147_483_647;
+    return `w${(state % range).toString(36)}`;
+  });
+}
+
+/** 5,000 memories of ~1,900 characters each (300 words from a 50,000-word vocabulary). */
+const MEMORIES = Array.from({ length: 5000 }, (_, index) =>
+  words(index + 1, 300, 50_000).join(' '),
+);
+/** A query of exactly the maximum length, with far more than 64 distinct words. */
+const MAX_QUERY = words(7, 1000, 50_000).join(' ').slice(0, MEMORY_QUERY_MAX_CHARS);
+
+/** The longest time the event loop went without running a 5 ms interval while `work` ran. */
+async function longestStall<T>(work: () => Promise<T>): Promise<{ result: T; stallMs: number }> {
+  let last = performance.now();
+  let longest = 0;
+  const probe = setInterval(() => {
+    const now = performance.now();
+    longest = Math.max(longest, now - last);
+    last = now;
+  }, 5);
+  try {
+    const result = await work();
+    longest = Math.max(longest, performance.now() - last);
+    return { result, stallMs: longest };
+  } finally {
+    clearInterval(probe);
+  }
+}
+
+describe('load_memory stays responsive', () => {
+  const scope: MemoryScope = { accountId: 'A', userId: 'u' };
+
+  it('rejects a query over 2,000 characters with invalid_arguments, and its description says so', async () => {
+    const [load] = createMemoryToolset({ memory: createInMemoryMemoryBackend() });
+    expect(load!.description).toContain('2000 characters');
+    expect(load!.description).toContain('64 distinct words');
+    const tooLong = await as('A', 'u', () =>
+      gateway.invoke(load!, { query: 'x'.repeat(MEMORY_QUERY_MAX_CHARS + 1) }),
+    );
+    expect(tooLong).toMatchObject({ ok: false, error_type: 'invalid_arguments' });
+    const longest = await as('A', 'u', () =>
+      gateway.invoke(load!, { query: 'x'.repeat(MEMORY_QUERY_MAX_CHARS) }),
+    );
+    expect(longest).toMatchObject({ ok: true, count: 0 });
+  });
+
+  it('ranks by the first 64 distinct query terms only', async () => {
+    const memory = createInMemoryMemoryBackend();
+    await memory.save(scope, { content: 'Prefers coffee' });
+    expect(await memory.search(scope, 'coffee', 5)).toHaveLength(1);
+    const padded = `${words(3, 64, 1_000_000).join(' ')} coffee`;
+    expect(new Set(padded.split(' ')).size).toBe(65);
+    expect(await memory.search(scope, padded, 5)).toEqual([]);
+  });
+
+  it.each([
+    ['in-memory', 'memory'],
+    ['file', 'file'],
+  ] as const)(
+    'over 5,000 memories (%s backend) a max-length query never stalls the event loop for 250 ms',
+    { timeout: 60_000 },
+    async (_name, kind) => {
+      let memory: MemoryBackend;
+      if (kind === 'memory') {
+        memory = createInMemoryMemoryBackend();
+        for (const content of MEMORIES) await memory.save(scope, { content });
+      } else {
+        memory = createFileMemoryBackend({ dir });
+        const file = memoryFileOf(dir, scope);
+        await mkdir(path.dirname(file), { recursive: true });
+        const stamp = new Date(0).toISOString();
+        await writeFile(
+          file,
+          MEMORIES.map((content, index) =>
+            JSON.stringify({ id: `mem_${index}`, content, created_at: stamp }),
+          ).join('\n') + '\n',
+        );
+      }
+      const [load] = createMemoryToolset({ memory });
+      // The first search over a file parses and indexes it; the second uses the cache.
+      for (let round = 0; round < 2; round += 1) {
+        const { result, stallMs } = await longestStall(() =>
+          as('A', 'u', () => gateway.invoke(load!, { query: MAX_QUERY })),
+        );
+        expect(result).toMatchObject({ ok: true, count: 5 });
+        expect(stallMs).toBeLessThan(250);
+      }
+    },
+  );
+
+  it('a load_memory call past its 1 s timeout returns tool_timeout on time and the ranking stops', {
+    timeout: 20_000,
+  }, async () => {
+    const inner = createInMemoryMemoryBackend();
+    for (const content of MEMORIES) await inner.save(scope, { content });
+    let stoppedAt: number | undefined;
+    let stopReason: unknown;
+    // A slow backend: it ranks over and over (for at most 10 s) until its signal aborts.
+    const slow: MemoryBackend = {
+      kind: 'slow',
+      save: (saveScope, entry) => inner.save(saveScope, entry),
+      async search(searchScope, query, limit, options) {
+        const started = performance.now();
+        try {
+          while (performance.now() - started < 10_000)
+            await inner.search(searchScope, query, limit, options);
+          return [];
+        } catch (error) {
+          stopReason = error;
+          throw error;
+        } finally {
+          stoppedAt = performance.now();
+        }
+      },
+    };
+    const [load] = createMemoryToolset({ memory: slow });
+    const started = performance.now();
+    const result = await as('A', 'u', () =>
+      gateway.invoke(load!, { query: MAX_QUERY }, { timeoutMs: 1000 }),
+    );
+    const elapsed = performance.now() - started;
+    expect(result).toMatchObject({ ok: false, error_type: 'tool_timeout' });
+    expect(elapsed).toBeGreaterThanOrEqual(990);
+    expect(elapsed).toBeLessThan(3000);
+    await vi.waitFor(() => expect(stoppedAt).toBeDefined(), { timeout: 5000 });
+    expect(stoppedAt! - started).toBeLessThan(3000);
+    expect(stopReason).toBeInstanceOf(Error);
   });
 });
