@@ -22,20 +22,59 @@ export async function perCallMicros(fn, { batch = 2000, samples = 60, warmup = 2
   return median(results);
 }
 
-/** Wall time in milliseconds of a fresh `node` process that imports `specifier`, median of `runs`. */
-export function coldImportMillis(specifier, { cwd, runs = 15 } = {}) {
+/** The `q`-quantile (0–1) of numbers, by linear interpolation. */
+export function quantile(values, q) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (sorted.length - 1) * q;
+  const low = Math.floor(at);
+  const high = Math.ceil(at);
+  return sorted[low] + (sorted[high] - sorted[low]) * (at - low);
+}
+
+/** Wall time in milliseconds of one fresh `node` process that imports `specifier` ('' = nothing). */
+function coldImportOnce(specifier, cwd) {
   const source = specifier ? `await import(${JSON.stringify(specifier)});` : '';
-  const times = [];
-  for (let i = 0; i < runs; i += 1) {
-    const start = process.hrtime.bigint();
-    const child = spawnSync(process.execPath, ['--input-type=module', '-e', source], {
-      cwd,
-      stdio: 'inherit',
-    });
-    if (child.status !== 0) throw new Error(`importing ${specifier} failed`);
-    times.push(Number(process.hrtime.bigint() - start) / 1e6);
+  const start = process.hrtime.bigint();
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', source], {
+    cwd,
+    stdio: 'inherit',
+  });
+  if (child.status !== 0) throw new Error(`importing ${specifier} failed`);
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+/** Median wall time in milliseconds of `runs` fresh processes importing `specifier`. */
+export function coldImportMillis(specifier, { cwd, runs = 15 } = {}) {
+  return median(Array.from({ length: runs }, () => coldImportOnce(specifier, cwd)));
+}
+
+/**
+ * Cold-import times measured **interleaved**: each round imports every specifier once, in order
+ * (A B C A B C …), so machine noise hits all of them alike. Returns, per specifier, the time of
+ * each round (index-aligned, for paired differences).
+ */
+export function coldImportRounds(specifiers, { cwd, rounds = 21 } = {}) {
+  const times = specifiers.map(() => []);
+  for (let round = 0; round < rounds; round += 1) {
+    for (const [index, specifier] of specifiers.entries()) {
+      times[index].push(coldImportOnce(specifier, cwd));
+    }
   }
-  return median(times);
+  return times;
+}
+
+/**
+ * Compares paired samples: the median of `a[i] - b[i]` and its interquartile range. A limit is
+ * `met` when the median difference is within it, `missed` only when even the lower quartile is
+ * over it, and `noise` in between (the spread cannot tell).
+ */
+export function pairedVerdict(a, b, limit) {
+  const differences = a.map((value, index) => value - b[index]);
+  const mid = median(differences);
+  const low = quantile(differences, 0.25);
+  const high = quantile(differences, 0.75);
+  const verdict = mid <= limit ? 'met' : low > limit ? 'missed' : 'noise';
+  return { median: mid, low, high, verdict };
 }
 
 /** Prints rows as an aligned table. */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { isApprovalRequired } from '../gateway/results.js';
 import { defineTool } from '../tool/define-tool.js';
 import type { Tool } from '../tool/tool.js';
-import { scoreDescriptor, searchTerms } from './search-scoring.js';
+import { type SearchIndex, searchTerms } from './search-scoring.js';
 import type { ToolDescriptor } from './tool-descriptor.js';
 
 /** Names of the catalogue's own tools. */
@@ -19,8 +19,11 @@ export interface CatalogScope {
   describe(include: string | undefined, profile: string | undefined): ToolDescriptor[];
   /** The runnable tool with this name inside the scope, if any. */
   findTool(name: string): Tool | undefined;
-  /** Descriptors `tool_search` ranks: the scope's plus external ones. */
-  searchable(profile: string | undefined, includeDisabled: boolean): ToolDescriptor[];
+  /**
+   * What `tool_search` ranks — the scope's plus external descriptors, indexed — rebuilt only when
+   * a registration or the approval mode changed.
+   */
+  searchable(profile: string | undefined, includeDisabled: boolean): SearchIndex;
 }
 
 const ACTIONS: Record<string, 'list' | 'describe' | 'call'> = {
@@ -234,11 +237,7 @@ export function createToolSearch(scope: CatalogScope): Tool {
       const terms = searchTerms(query);
       const results = scope
         .searchable(input.profile ?? undefined, input.include_disabled)
-        .filter((descriptor) => !DISPATCHER_NAMES.has(descriptor.name))
-        .map((descriptor) => scoreDescriptor(descriptor, terms))
-        .filter((scored) => scored.score > 0)
-        .sort((a, b) => b.score - a.score || (a.descriptor.name < b.descriptor.name ? -1 : 1))
-        .slice(0, input.max_results)
+        .top(terms, input.max_results, (entry) => DISPATCHER_NAMES.has(entry.descriptor.name))
         .map(({ descriptor, score, matched }) => ({
           name: descriptor.name,
           description: descriptor.description,

@@ -28,6 +28,7 @@ import {
   type ExternalToolSpec,
   type RegisterExternalToolsOptions,
 } from './external-tools.js';
+import { createSearchIndex, type SearchIndex, searchEntryOf } from './search-scoring.js';
 import { describeTool, type ToolDescriptor } from './tool-descriptor.js';
 
 /** Built-in groups in catalogue order (only those bound appear). */
@@ -114,6 +115,8 @@ export function createToolCatalog(options: ToolCatalogOptions = {}): ToolCatalog
   const env = options.env ?? process.env;
   const groups = new Map<string, Tool[]>();
   const external = new Map<string, ExternalEntry>();
+  /** Bumped by every registration: search indexes built for an older version are rebuilt. */
+  let version = 0;
   const workspace =
     options.workspace === false ? undefined : createWorkspaceToolset({ env, ...options.workspace });
   if (workspace) groups.set('workspace', [...workspace.tools]);
@@ -200,6 +203,7 @@ export function createToolCatalog(options: ToolCatalogOptions = {}): ToolCatalog
   /** A dispatcher/search scope over `allowed` names (plus runnable external tools). */
   const scopeOf = (allowed: readonly string[]): CatalogScope => {
     const allowedSet = new Set(allowed);
+    let index: { key: string; all: SearchIndex; enabled: SearchIndex } | undefined;
     const describeNames = (names: string[]): ToolDescriptor[] => {
       const mode = modeNow();
       const builtins = builtinTools();
@@ -234,12 +238,21 @@ export function createToolCatalog(options: ToolCatalogOptions = {}): ToolCatalog
         return entry?.kind === 'tool' && entry.enabled ? entry.tool : undefined;
       },
       searchable(_profile, includeDisabled) {
-        const descriptors = [
-          ...describeNames([...allowedSet]),
-          ...[...external.values()].map((entry) => describeExternal(entry, modeNow())),
-        ];
-        const unique = new Map(descriptors.map((descriptor) => [descriptor.name, descriptor]));
-        return [...unique.values()].filter((descriptor) => includeDisabled || descriptor.enabled);
+        const key = `${version}|${modeNow()}`;
+        if (index?.key !== key) {
+          const descriptors = [
+            ...describeNames([...allowedSet]),
+            ...[...external.values()].map((entry) => describeExternal(entry, modeNow())),
+          ];
+          const unique = new Map(descriptors.map((descriptor) => [descriptor.name, descriptor]));
+          const all = [...unique.values()].map(searchEntryOf);
+          index = {
+            key,
+            all: createSearchIndex(all),
+            enabled: createSearchIndex(all.filter((entry) => entry.descriptor.enabled)),
+          };
+        }
+        return includeDisabled ? index.all : index.enabled;
       },
     };
     return scope;
@@ -292,6 +305,7 @@ export function createToolCatalog(options: ToolCatalogOptions = {}): ToolCatalog
     },
     workspace,
     registerToolset(group, tools) {
+      version += 1;
       const name = group.trim().toLowerCase();
       if (name === '' || name === 'dispatcher' || name === 'tools') {
         throw new KsadkError(
@@ -337,6 +351,7 @@ export function createToolCatalog(options: ToolCatalogOptions = {}): ToolCatalog
       });
     },
     registerExternalTools(entries, registration = {}) {
+      version += 1;
       const names: string[] = [];
       for (const entry of entries) {
         const enabled = registration.enabled ?? true;
@@ -365,6 +380,7 @@ export function createToolCatalog(options: ToolCatalogOptions = {}): ToolCatalog
       );
     },
     clearExternalTools(group) {
+      version += 1;
       for (const [name, entry] of external)
         if (group === undefined || groupOf(entry) === group) external.delete(name);
     },

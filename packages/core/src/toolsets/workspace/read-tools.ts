@@ -58,6 +58,7 @@ export function listWorkspaceFilesTool(runtime: WorkspaceRuntime): Tool {
       const target = await resolveWorkspacePath(root, input.path, { mustExist: true });
       if (isPathError(target)) return target;
       const matches = await globFilter(input.glob);
+      if (typeof matches !== 'function') return matches;
       const walk =
         target.kind === 'directory'
           ? await walkWorkspace(root, target.absolute, {

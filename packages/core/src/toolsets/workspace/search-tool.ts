@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { budgetToolOutput } from '../../budget/result-budget.js';
 import { defineTool } from '../../tool/define-tool.js';
 import type { Tool } from '../../tool/tool.js';
-import { compileQuery, searchWorkspace } from './search/search-files.js';
+import { compileQuery, MAX_QUERY_CHARS, searchWorkspace } from './search/search-files.js';
+import { globFilter } from './walk.js';
 import { isPathError, resolveWorkspacePath } from './workspace-paths.js';
 import { WORKSPACE_BOUNDARY, WORKSPACE_GROUP, type WorkspaceRuntime } from './workspace-runtime.js';
 
@@ -11,9 +12,9 @@ export function searchWorkspaceFilesTool(runtime: WorkspaceRuntime): Tool {
   return defineTool({
     name: 'search_workspace_files',
     description:
-      'Search text in workspace files, line by line: a literal string by default, or a regular expression (RE2 syntax: no look-around or back-references) with is_regex. Case-insensitive unless case_sensitive. glob (like *.py) limits which files; context_lines (0–20) adds surrounding lines. Files over 1 MB, binary and non-UTF-8 files are skipped. Results are in path and line order, at most max_results (1–5000, default 100).',
+      'Search text in workspace files, line by line: a literal string by default, or a regular expression (RE2 syntax: no look-around or back-references) with is_regex. Case-insensitive unless case_sensitive. glob (like *.py) limits which files; context_lines (0–20) adds surrounding lines. Files over 1 MB, binary and non-UTF-8 files are skipped; symlinks are never followed. Queries up to 1000 characters; overly complex patterns are refused (regex_too_complex). Results are in path and line order, at most max_results (1–5000, default 100).',
     input: z.object({
-      query: z.string().describe('Text or pattern to find'),
+      query: z.string().max(MAX_QUERY_CHARS).describe('Text or pattern to find'),
       path: z
         .string()
         .default('.')
@@ -29,15 +30,10 @@ export function searchWorkspaceFilesTool(runtime: WorkspaceRuntime): Tool {
     execute: async (input, context) => {
       if (input.query === '')
         return { ok: false, error_type: 'query_required', error_message: 'query is required' };
-      const matcher = await compileQuery(input.query, input.is_regex, input.case_sensitive);
-      if (typeof matcher === 'string') {
-        return {
-          ok: false,
-          error_type: 'invalid_regex',
-          error_message: `invalid regular expression: ${matcher}`,
-          query: input.query,
-        };
-      }
+      const compiled = await compileQuery(input.query, input.is_regex, input.case_sensitive);
+      if ('ok' in compiled) return compiled;
+      const matchesGlob = await globFilter(input.glob);
+      if (typeof matchesGlob !== 'function') return matchesGlob;
       const root = await runtime.rootFor(context.invocation);
       const base = await resolveWorkspacePath(root, input.path, { mustExist: true });
       if (isPathError(base)) return base;
@@ -55,15 +51,16 @@ export function searchWorkspaceFilesTool(runtime: WorkspaceRuntime): Tool {
           base: { relative: base.relative, absolute: base.absolute, kind: base.kind },
           query: input.query,
           isRegex: input.is_regex,
-          glob: input.glob,
+          matchesGlob,
           caseSensitive: input.case_sensitive,
           contextLines: input.context_lines,
           maxResults: input.max_results,
           useRipgrep: runtime.useRipgrep,
           signal: context.signal,
         },
-        matcher,
+        compiled,
       );
+      if (!('results' in outcome)) return outcome;
       const payload: Record<string, unknown> = {
         ok: true,
         query: input.query,
@@ -74,7 +71,6 @@ export function searchWorkspaceFilesTool(runtime: WorkspaceRuntime): Tool {
         context_lines: input.context_lines,
         search_backend: outcome.backend,
         ...(outcome.timedOut ? { timed_out: true } : {}),
-        ...(outcome.skipped.length > 0 ? { skipped: outcome.skipped } : {}),
       };
       // A large result list is saved whole and trimmed inline to what fits the budget.
       const budget = context.gateway.budget;

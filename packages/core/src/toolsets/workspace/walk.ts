@@ -1,6 +1,6 @@
 import { lstat, readdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { loadPicomatch } from './lazy-deps.js';
+import { compileGlob, type GlobError } from './search/glob-matcher.js';
 
 /** One entry found while walking a workspace. */
 export interface WalkEntry {
@@ -32,6 +32,11 @@ export interface WalkOptions {
   recursive: boolean;
   /** Entries visited at most (files and directories). @default 100000 */
   maxEntries?: number;
+  /**
+   * `false`: a light walk for search — no `lstat` per entry (size 0, mtime 0), symlinks and
+   * special files neither listed nor reported. @default true
+   */
+  stats?: boolean;
   signal?: AbortSignal;
 }
 
@@ -53,6 +58,23 @@ export async function walkWorkspace(
   const entries: WalkEntry[] = [];
   const skipped: SkippedEntry[] = [];
   let visited = 0;
+  const light = async (dir: string): Promise<boolean> => {
+    const dirents = (await readdir(dir, { withFileTypes: true })).sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+    );
+    for (const dirent of dirents) {
+      options.signal?.throwIfAborted();
+      if (visited >= maxEntries) return false;
+      visited += 1;
+      if (!dirent.isFile() && !dirent.isDirectory()) continue;
+      const absolute = path.join(dir, dirent.name);
+      const relative = path.relative(root, absolute).split(path.sep).join('/');
+      const type = dirent.isFile() ? 'file' : 'directory';
+      entries.push({ path: relative, name: dirent.name, absolute, type, size: 0, mtimeNs: 0n });
+      if (type === 'directory' && options.recursive && !(await light(absolute))) return false;
+    }
+    return true;
+  };
   const visit = async (dir: string): Promise<boolean> => {
     const names = (await readdir(dir)).sort();
     for (const name of names) {
@@ -111,20 +133,21 @@ export async function walkWorkspace(
     }
     return true;
   };
-  const complete = await visit(base);
+  const complete = await (options.stats === false ? light(base) : visit(base));
   return { entries, skipped, truncated: !complete };
 }
 
 /**
  * A glob filter over workspace paths. A pattern matches an entry's relative path or its base
  * name (so `*.py` finds Python files at any depth, `src/*.py` only directly under `src`);
- * dot files are matched like any other. No pattern matches everything.
+ * dot files are matched like any other. No pattern matches everything. Matching is linear time
+ * (RE2); a glob over 256 characters or 32 wildcards, or a malformed one, is an `invalid_glob`.
  */
 export async function globFilter(
   pattern: string | undefined | null,
-): Promise<(entry: { path: string; name: string }) => boolean> {
+): Promise<((entry: { path: string; name: string }) => boolean) | GlobError> {
   if (!pattern) return () => true;
-  const picomatch = await loadPicomatch();
-  const isMatch = picomatch(pattern, { dot: true });
+  const isMatch = await compileGlob(pattern);
+  if (typeof isMatch !== 'function') return isMatch;
   return (entry) => isMatch(entry.path) || isMatch(entry.name);
 }

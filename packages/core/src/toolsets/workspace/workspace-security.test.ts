@@ -145,9 +145,6 @@ describe('listing and search skip outward symlinks and report them', () => {
   it('search_workspace_files never reads through a symlink', async () => {
     const result = await ws.call('search_workspace_files', { query: 'secret' });
     expect(result).toMatchObject({ ok: true, match_count: 0, search_backend: 'builtin' });
-    expect(result['skipped']).toEqual(
-      expect.arrayContaining([{ path: 'file-link', reason: 'symlink_outside_workspace' }]),
-    );
   });
 });
 

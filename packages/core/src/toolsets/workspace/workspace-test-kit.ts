@@ -15,10 +15,8 @@ export async function createTestWorkspace(options: Omit<WorkspaceOptions, 'root'
   const root = path.join(base, 'root');
   const outside = path.join(base, 'outside');
   const toolset = createWorkspaceToolset({ ...options, root });
-  const gateway = createToolGateway({
-    approvalMode: 'full',
-    env: { AGENTENGINE_UI_DIR: path.join(base, 'ui') },
-  });
+  const env = { AGENTENGINE_UI_DIR: path.join(base, 'ui') };
+  const gateway = createToolGateway({ approvalMode: 'full', env });
   const byName = new Map(toolset.tools.map((tool) => [tool.name, tool]));
   const call = (
     name: string,
@@ -35,6 +33,7 @@ export async function createTestWorkspace(options: Omit<WorkspaceOptions, 'root'
     outside,
     toolset,
     gateway,
+    env,
     call,
     cleanup: () => rm(base, { recursive: true, force: true }),
   };

@@ -18,6 +18,18 @@ export function ripgrepAvailable(): Promise<boolean> {
   return available;
 }
 
+/** ripgrep refused the pattern itself (a syntax error, or a compiled size past its limit). */
+export class RipgrepPatternError extends Error {
+  override readonly name = 'RipgrepPatternError';
+  constructor(
+    message: string,
+    /** `too_complex` for ripgrep's compiled-size limit, `invalid` for a syntax it does not accept. */
+    readonly kind: 'too_complex' | 'invalid',
+  ) {
+    super(message);
+  }
+}
+
 /** Options for {@link ripgrepMatches}. */
 export interface RipgrepOptions {
   /** Real path of the workspace root (the working directory). */
@@ -40,7 +52,9 @@ export interface RipgrepOptions {
  * `-e` (so `--pre=…` or `-e` are searched literally), after `--no-config` (no config file can
  * add options), and the path after `--`. Ignore files, hidden-file rules and symlinks are not
  * honoured or followed, matching the in-process search; files in which ripgrep detects binary
- * data are dropped entirely. Rejects on a non-0/1 exit, a timeout or a spawn error.
+ * data are dropped entirely. Rejects with {@link RipgrepPatternError} when ripgrep refuses the
+ * pattern, and otherwise on a timeout or a spawn error. An exit 2 for an unreadable file keeps
+ * the matches found (the in-process search skips such files too).
  */
 export async function ripgrepMatches(options: RipgrepOptions): Promise<Map<string, Set<number>>> {
   // Loaded on first use: importing @ksadk/core must stay cheap.
@@ -68,7 +82,13 @@ export async function ripgrepMatches(options: RipgrepOptions): Promise<Map<strin
     const child = spawn('rg', args, {
       cwd: options.root,
       env: { PATH: process.env['PATH'] ?? '', LC_ALL: 'C.UTF-8' },
-      stdio: ['ignore', 'pipe', 'ignore'],
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    // Kept for the error message only, and bounded.
+    let stderr = '';
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      if (stderr.length < 4096) stderr += chunk.slice(0, 4096 - stderr.length);
     });
     const matches = new Map<string, Set<number>>();
     const binary = new Set<string>();
@@ -120,6 +140,29 @@ export async function ripgrepMatches(options: RipgrepOptions): Promise<Map<strin
     child.once('error', (error) => finish(error));
     child.once('close', (code) => {
       if (code === 0 || code === 1) finish();
+      else if (code === 2 && /size limit/i.test(stderr)) {
+        finish(
+          new RipgrepPatternError(
+            'the regular expression is too complex for ripgrep (its compiled size exceeds the limit); simplify it or use a literal query',
+            'too_complex',
+          ),
+        );
+      } else if (code === 2 && /regex parse error/i.test(stderr)) {
+        const reason = stderr.split('\n').find((line) => /^error:/i.test(line.trim())) ?? '';
+        finish(
+          new RipgrepPatternError(
+            `invalid regular expression${
+              reason
+                ? `: ${reason
+                    .trim()
+                    .replace(/^error:\s*/i, '')
+                    .slice(0, 200)}`
+                : ''
+            }`,
+            'invalid',
+          ),
+        );
+      } else if (code === 2) finish();
       else finish(new Error(`ripgrep exited with status ${code}`));
     });
   });

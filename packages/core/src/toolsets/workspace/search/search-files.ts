@@ -1,33 +1,38 @@
-import { readFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
+import path from 'node:path';
 import type { RE2JS } from 're2js';
 import { splitLines } from '../text-lines.js';
-import { globFilter, type SkippedEntry, type WalkEntry, walkWorkspace } from '../walk.js';
-import { ripgrepAvailable, ripgrepMatches } from './ripgrep.js';
+import { walkWorkspace } from '../walk.js';
+import { runBuiltinSearch } from './builtin-search.js';
+import { RipgrepPatternError, ripgrepAvailable, ripgrepMatches } from './ripgrep.js';
+import { type SearchHit, searchHit } from './search-hit.js';
+
+export type { SearchHit } from './search-hit.js';
 
 /** Files larger than this are not searched (both backends). */
 export const MAX_SEARCH_FILE_BYTES = 1024 * 1024;
+/** Longest query accepted, in characters. */
+export const MAX_QUERY_CHARS = 1000;
+/** Largest compiled RE2 program accepted (instructions). */
+export const MAX_PROGRAM_SIZE = 10_000;
 const BUILTIN_DEADLINE_MS = 15_000;
 const RIPGREP_TIMEOUT_MS = 10_000;
-
-/** One matching line. */
-export interface SearchHit {
-  path: string;
-  /** 1-based. */
-  line: number;
-  text: string;
-  snippet: string;
-  context_before: string[];
-  context_after: string[];
-}
 
 /** What a search found. */
 export interface SearchOutcome {
   results: SearchHit[];
   truncated: boolean;
   backend: 'rg' | 'builtin';
-  skipped: SkippedEntry[];
-  /** True when the built-in search stopped at its time limit. */
+  /** True when the search stopped at its time limit (results are what was found by then). */
   timedOut: boolean;
+}
+
+/** Why a query cannot be searched. */
+export interface QueryError {
+  readonly ok: false;
+  readonly error_type: 'invalid_regex' | 'regex_too_complex';
+  readonly error_message: string;
 }
 
 /** Options for {@link searchWorkspace}. */
@@ -37,7 +42,8 @@ export interface SearchOptions {
   base: { relative: string; absolute: string; kind: 'file' | 'directory' };
   query: string;
   isRegex: boolean;
-  glob?: string | null | undefined;
+  /** A compiled glob filter (see `globFilter`). */
+  matchesGlob: (entry: { path: string; name: string }) => boolean;
   caseSensitive: boolean;
   contextLines: number;
   maxResults: number;
@@ -45,149 +51,198 @@ export interface SearchOptions {
   signal?: AbortSignal;
 }
 
+/** A query compiled for the in-process search: the pattern and flags the worker recompiles. */
+export interface CompiledQuery {
+  readonly pattern: string;
+  readonly flags: number;
+}
+
 let re2: Promise<typeof import('re2js')> | undefined;
 
 /**
- * Compiles the query with RE2 semantics (linear time: no pattern can hang the search). Literal
- * queries are quoted. Returns the error message for an invalid pattern.
+ * Compiles the query with RE2 semantics (linear time). Literal queries are quoted. Refuses
+ * queries over 1,000 characters and patterns whose compiled program exceeds 10,000 instructions
+ * (`regex_too_complex`), and invalid patterns (`invalid_regex`).
  */
 export async function compileQuery(
   query: string,
   isRegex: boolean,
   caseSensitive: boolean,
-): Promise<RE2JS | string> {
+): Promise<CompiledQuery | QueryError> {
+  if (query.length > MAX_QUERY_CHARS) {
+    return {
+      ok: false,
+      error_type: 'regex_too_complex',
+      error_message: `the query is longer than ${MAX_QUERY_CHARS} characters`,
+    };
+  }
   re2 ??= import('re2js');
   const { RE2JS } = await re2;
+  const pattern = isRegex ? query : RE2JS.quote(query);
+  const flags = caseSensitive ? 0 : RE2JS.CASE_INSENSITIVE;
+  let compiled: RE2JS;
   try {
-    return RE2JS.compile(
-      isRegex ? query : RE2JS.quote(query),
-      caseSensitive ? 0 : RE2JS.CASE_INSENSITIVE,
-    );
+    compiled = RE2JS.compile(pattern, flags);
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    const message = error instanceof Error ? error.message : 'unreadable pattern';
+    return {
+      ok: false,
+      error_type: 'invalid_regex',
+      error_message: `invalid regular expression: ${message.slice(0, 200)}`,
+    };
   }
+  if (compiled.programSize() > MAX_PROGRAM_SIZE) {
+    return {
+      ok: false,
+      error_type: 'regex_too_complex',
+      error_message: `the regular expression is too complex (its program has more than ${MAX_PROGRAM_SIZE} instructions); simplify it or use a literal query`,
+    };
+  }
+  return { pattern, flags };
 }
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
-/** Lines of a searchable file, or undefined for binary (any NUL byte) or non-UTF-8 files. */
+/** Lines of a searchable file, or undefined for special, large, binary (any NUL) or non-UTF-8 files. */
 async function searchableLines(absolute: string): Promise<string[] | undefined> {
-  const bytes = await readFile(absolute);
-  if (bytes.length > MAX_SEARCH_FILE_BYTES || bytes.includes(0)) return undefined;
+  let handle: Awaited<ReturnType<typeof open>> | undefined;
   try {
+    handle = await open(absolute, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    const stats = await handle.stat();
+    if (!stats.isFile() || stats.size > MAX_SEARCH_FILE_BYTES) return undefined;
+    const bytes = await handle.readFile();
+    if (bytes.length > MAX_SEARCH_FILE_BYTES || bytes.includes(0)) return undefined;
     return splitLines(decoder.decode(bytes));
   } catch {
     return undefined;
+  } finally {
+    await handle?.close();
   }
 }
 
-function hit(path: string, lines: string[], index: number, contextLines: number): SearchHit {
-  const text = lines[index]!;
-  return {
-    path,
-    line: index + 1,
-    text,
-    snippet: text.trim().length > 240 ? `${text.trim().slice(0, 237)}...` : text.trim(),
-    context_before: lines.slice(Math.max(0, index - contextLines), index),
-    context_after: lines.slice(index + 1, index + 1 + contextLines),
-  };
-}
+const byPath = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+const nameOf = (relative: string): string => relative.slice(relative.lastIndexOf('/') + 1);
 
-/**
- * Searches workspace files line by line. Candidates come from one walk (no symlinks followed,
- * glob on path or name, at most 1 MiB, binary and non-UTF-8 files skipped), in path order; the
- * matching is done by ripgrep when available, otherwise in process with RE2 — both give the same
- * results in the same order. Stops after `maxResults` hits (`truncated`).
- */
-export async function searchWorkspace(
+/** ripgrep walks and matches; we keep its files that pass the glob, in path order, and read their lines. */
+async function searchWithRipgrep(
   options: SearchOptions,
-  matcher: RE2JS,
-): Promise<SearchOutcome> {
-  let candidates: WalkEntry[];
-  let skipped: SkippedEntry[] = [];
-  if (options.base.kind === 'file') {
-    candidates = [
-      {
-        path: options.base.relative,
-        name: options.base.relative.split('/').pop()!,
-        absolute: options.base.absolute,
-        type: 'file',
-        size: 0,
-        mtimeNs: 0n,
-      },
-    ];
-  } else {
-    const walk = await walkWorkspace(options.root, options.base.absolute, {
-      recursive: true,
-      signal: options.signal,
+): Promise<SearchOutcome | QueryError | undefined> {
+  let found: Map<string, Set<number>>;
+  try {
+    found = await ripgrepMatches({
+      root: options.root,
+      base: options.base.relative,
+      query: options.query,
+      isRegex: options.isRegex,
+      caseSensitive: options.caseSensitive,
+      maxFileBytes: MAX_SEARCH_FILE_BYTES,
+      timeoutMs: RIPGREP_TIMEOUT_MS,
+      maxMatches: 100_000,
+      ...(options.signal ? { signal: options.signal } : {}),
     });
-    skipped = walk.skipped;
-    const matches = await globFilter(options.glob);
-    candidates = walk.entries.filter(
-      (entry) => entry.type === 'file' && entry.size <= MAX_SEARCH_FILE_BYTES && matches(entry),
-    );
-  }
-  candidates.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  const results: SearchHit[] = [];
-
-  if (options.useRipgrep && (await ripgrepAvailable())) {
-    try {
-      const found = await ripgrepMatches({
-        root: options.root,
-        base: options.base.relative,
-        query: options.query,
-        isRegex: options.isRegex,
-        caseSensitive: options.caseSensitive,
-        maxFileBytes: MAX_SEARCH_FILE_BYTES,
-        timeoutMs: RIPGREP_TIMEOUT_MS,
-        maxMatches: 100_000,
-        ...(options.signal ? { signal: options.signal } : {}),
-      });
-      for (const candidate of candidates) {
-        const lineNumbers = found.get(candidate.path);
-        if (!lineNumbers) continue;
-        const lines = await searchableLines(candidate.absolute);
-        if (!lines) continue;
-        for (const lineNumber of [...lineNumbers].sort((a, b) => a - b)) {
-          if (lineNumber > lines.length) continue;
-          results.push(hit(candidate.path, lines, lineNumber - 1, options.contextLines));
-          if (results.length > options.maxResults) {
-            return {
-              results: results.slice(0, options.maxResults),
-              truncated: true,
-              backend: 'rg',
-              skipped,
-              timedOut: false,
-            };
-          }
-        }
-      }
-      return { results, truncated: false, backend: 'rg', skipped, timedOut: false };
-    } catch {
-      results.length = 0; // fall back to the built-in search
+  } catch (error) {
+    // A pattern ripgrep refused is refused: running it in process instead is what stalled hosts.
+    if (error instanceof RipgrepPatternError) {
+      return {
+        ok: false,
+        error_type: error.kind === 'too_complex' ? 'regex_too_complex' : 'invalid_regex',
+        error_message: error.message,
+      };
     }
+    if (options.signal?.aborted) throw error;
+    return undefined;
   }
-
-  const deadline = Date.now() + BUILTIN_DEADLINE_MS;
-  for (const candidate of candidates) {
-    options.signal?.throwIfAborted();
-    if (Date.now() > deadline)
-      return { results, truncated: true, backend: 'builtin', skipped, timedOut: true };
-    const lines = await searchableLines(candidate.absolute);
+  const results: SearchHit[] = [];
+  const paths = [...found.keys()]
+    .filter(
+      (relative) =>
+        options.base.kind === 'file' ||
+        options.matchesGlob({ path: relative, name: nameOf(relative) }),
+    )
+    .sort(byPath);
+  for (const relative of paths) {
+    const lines = await searchableLines(path.join(options.root, relative));
     if (!lines) continue;
-    for (let index = 0; index < lines.length; index += 1) {
-      if (!matcher.test(lines[index]!)) continue;
-      results.push(hit(candidate.path, lines, index, options.contextLines));
+    for (const lineNumber of [...found.get(relative)!].sort((a, b) => a - b)) {
+      if (lineNumber > lines.length) continue;
+      results.push(searchHit(relative, lines, lineNumber - 1, options.contextLines));
       if (results.length > options.maxResults) {
         return {
           results: results.slice(0, options.maxResults),
           truncated: true,
-          backend: 'builtin',
-          skipped,
+          backend: 'rg',
           timedOut: false,
         };
       }
     }
   }
-  return { results, truncated: false, backend: 'builtin', skipped, timedOut: false };
+  return { results, truncated: false, backend: 'rg', timedOut: false };
+}
+
+/**
+ * The native-`includes` prefilter for a literal query, when it can never miss a match: always
+ * when case-sensitive; when case-insensitive only for ASCII queries without `k` or `s` (the only
+ * ASCII letters RE2 also folds with non-ASCII ones: the Kelvin sign, the long s).
+ */
+function literalPrefilter(
+  options: SearchOptions,
+): { needle: string; foldCase: boolean } | undefined {
+  if (options.isRegex || options.query.includes('\n')) return undefined;
+  if (options.caseSensitive) return { needle: options.query, foldCase: false };
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the whole ASCII range is meant
+  if (/^[\u0000-\u007f]*$/.test(options.query) && !/[ks]/i.test(options.query)) {
+    return { needle: options.query.toLowerCase(), foldCase: true };
+  }
+  return undefined;
+}
+
+/**
+ * Searches workspace files line by line. Candidates: regular files (no symlink followed, hidden
+ * files included, ignore files not honoured), matching the glob on path or name, at most 1 MiB,
+ * neither binary nor non-UTF-8, in path order. When ripgrep is available it walks and matches
+ * (the documented rules as flags); otherwise a light walk feeds an RE2 search on a worker thread
+ * that is terminated at the deadline. Both give the same results in the same order. Stops after
+ * `maxResults` hits (`truncated`).
+ */
+export async function searchWorkspace(
+  options: SearchOptions,
+  compiled: CompiledQuery,
+): Promise<SearchOutcome | QueryError> {
+  if (options.useRipgrep && (await ripgrepAvailable())) {
+    const outcome = await searchWithRipgrep(options);
+    if (outcome) return outcome;
+  }
+  let files: { path: string; absolute: string }[];
+  if (options.base.kind === 'file') {
+    files = [{ path: options.base.relative, absolute: options.base.absolute }];
+  } else {
+    const walk = await walkWorkspace(options.root, options.base.absolute, {
+      recursive: true,
+      stats: false,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    files = walk.entries
+      .filter((entry) => entry.type === 'file' && options.matchesGlob(entry))
+      .map((entry) => ({ path: entry.path, absolute: entry.absolute }))
+      .sort((a, b) => byPath(a.path, b.path));
+  }
+  const { hits, timedOut } = await runBuiltinSearch({
+    pattern: compiled.pattern,
+    flags: compiled.flags,
+    files,
+    contextLines: options.contextLines,
+    maxResults: options.maxResults,
+    maxFileBytes: MAX_SEARCH_FILE_BYTES,
+    prefilter: !options.isRegex || !/[\^$]|\\[Az]|\(\?/.test(options.query),
+    literal: literalPrefilter(options),
+    deadlineMs: BUILTIN_DEADLINE_MS,
+    signal: options.signal,
+  });
+  const truncated = hits.length > options.maxResults;
+  return {
+    results: truncated ? hits.slice(0, options.maxResults) : hits,
+    truncated: truncated || timedOut,
+    backend: 'builtin',
+    timedOut,
+  };
 }
