@@ -1,11 +1,14 @@
 import { stat } from 'node:fs/promises';
+import path from 'node:path';
 import { z } from 'zod';
 import { budgetTextFields } from '../../budget/result-budget.js';
 import { defineTool } from '../../tool/define-tool.js';
 import type { Tool, ToolExecutionContext } from '../../tool/tool.js';
+import { echoValue } from '../../util/sanitize-message.js';
 import { replaceFileAtomically } from './atomic-file.js';
 import { applyEdit, type EditRequest } from './edit-matching.js';
 import { loadDiff } from './lazy-deps.js';
+import { DirectoryEscapeError, escapedResult, pinDirectory } from './pinned-dir.js';
 import { isTextFileError, readTextFile } from './text-file.js';
 import {
   isPathError,
@@ -46,7 +49,14 @@ async function loadForEdit(
       },
     };
   }
-  const file = await readTextFile(target.absolute, shown);
+  const file =
+    target.kind === 'file'
+      ? await readTextFile(target.absolute, shown)
+      : ({
+          ok: false,
+          error_type: 'not_a_file',
+          error_message: `${echoValue(shown)} is not a regular file`,
+        } as const);
   if (isTextFileError(file)) return { loaded: false, failure: { ...file, path: target.relative } };
   if (file.mtimeNs !== record.mtimeNs || file.sizeBytes !== record.sizeBytes) {
     return {
@@ -63,17 +73,31 @@ async function loadForEdit(
   return { loaded: true, root, target, text: file.text };
 }
 
-/** Writes the edited text atomically, refreshes the read state and builds the budgeted diff. */
+/**
+ * Writes the edited text atomically into the pinned parent directory, refreshes the read state
+ * and builds the budgeted diff. `undefined` when the directory left the workspace mid-write.
+ */
 async function saveEdit(
   runtime: WorkspaceRuntime,
   context: ToolExecutionContext,
   toolName: string,
+  root: string,
   target: ResolvedWorkspacePath,
   before: string,
   after: string,
-): Promise<Record<string, unknown>> {
+): Promise<Record<string, unknown> | undefined> {
   const mode = (await stat(target.absolute)).mode & 0o777;
-  await replaceFileAtomically(target.absolute, after, mode);
+  try {
+    const dir = await pinDirectory(root, path.dirname(target.absolute));
+    try {
+      await replaceFileAtomically(dir, path.basename(target.absolute), after, mode);
+    } finally {
+      await dir.close();
+    }
+  } catch (error) {
+    if (error instanceof DirectoryEscapeError) return undefined;
+    throw error;
+  }
   const size = await recordFullRead(runtime, context.invocation, target, after);
   const mtimeNs = (await stat(target.absolute, { bigint: true })).mtimeNs;
   const { createTwoFilesPatch } = await loadDiff();
@@ -146,7 +170,7 @@ export function editWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
           ok: false,
           error_type: 'missing_old_text',
           error_message: 'old_text must not be empty',
-          path: input.path,
+          path: echoValue(input.path),
         };
       }
       const loaded = await loadForEdit(runtime, context, input.path);
@@ -158,10 +182,12 @@ export function editWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
         runtime,
         context,
         'edit_workspace_file',
+        loaded.root,
         loaded.target,
         loaded.text,
         outcome.text,
       );
+      if (!saved) return escapedResult(loaded.target.relative);
       return {
         ok: true,
         path: loaded.target.relative,
@@ -237,10 +263,12 @@ export function multiEditWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
         runtime,
         context,
         'multi_edit_workspace_file',
+        loaded.root,
         loaded.target,
         loaded.text,
         text,
       );
+      if (!saved) return escapedResult(loaded.target.relative);
       return {
         ok: true,
         path: loaded.target.relative,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { budgetToolOutput } from '../../budget/result-budget.js';
 import { defineTool } from '../../tool/define-tool.js';
 import type { Tool } from '../../tool/tool.js';
+import { echoValue } from '../../util/sanitize-message.js';
 import { compileQuery, MAX_QUERY_CHARS, searchWorkspace } from './search/search-files.js';
 import { globFilter } from './walk.js';
 import { isPathError, resolveWorkspacePath } from './workspace-paths.js';
@@ -41,8 +42,8 @@ export function searchWorkspaceFilesTool(runtime: WorkspaceRuntime): Tool {
         return {
           ok: false,
           error_type: 'invalid_path',
-          error_message: `${input.path} cannot be searched`,
-          path: input.path,
+          error_message: `${echoValue(input.path)} cannot be searched`,
+          path: echoValue(input.path),
         };
       }
       const outcome = await searchWorkspace(

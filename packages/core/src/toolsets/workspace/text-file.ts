@@ -3,6 +3,7 @@ import { open } from 'node:fs/promises';
 import type { ResultBudget } from '../../budget/result-budget.js';
 import { resolveResultHandle } from '../../budget/result-store.js';
 import type { InvocationContext } from '../../context/invocation-context.js';
+import { echoValue } from '../../util/sanitize-message.js';
 import {
   isPathError,
   type ResolvedWorkspacePath,
@@ -29,6 +30,12 @@ export type TextFileError = {
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
+const notAFile = (shownPath: string): TextFileError => ({
+  ok: false,
+  error_type: 'not_a_file',
+  error_message: `${echoValue(shownPath)} is not a regular file`,
+});
+
 /**
  * Reads a UTF-8 text file without following a final symlink (`O_NOFOLLOW`) and without blocking
  * on a FIFO or device (`O_NONBLOCK`, then anything but a regular file is refused), refusing files
@@ -48,13 +55,13 @@ export async function readTextFile(
       return {
         ok: false,
         error_type: 'not_found',
-        error_message: `workspace file not found: ${shownPath}`,
+        error_message: `workspace file not found: ${echoValue(shownPath)}`,
       };
     if (code === 'ELOOP' || code === 'EISDIR' || code === 'ENXIO' || code === 'EAGAIN') {
       return {
         ok: false,
         error_type: 'not_a_file',
-        error_message: `${shownPath} is not a regular file`,
+        error_message: `${echoValue(shownPath)} is not a regular file`,
       };
     }
     throw error;
@@ -65,13 +72,13 @@ export async function readTextFile(
       return {
         ok: false,
         error_type: 'not_a_file',
-        error_message: `${shownPath} is not a regular file`,
+        error_message: `${echoValue(shownPath)} is not a regular file`,
       };
     if (stats.size > BigInt(maxBytes)) {
       return {
         ok: false,
         error_type: 'file_too_large',
-        error_message: `file is larger than ${Math.round(maxBytes / 1024 / 1024)}MB: ${shownPath}`,
+        error_message: `file is larger than ${Math.round(maxBytes / 1024 / 1024)}MB: ${echoValue(shownPath)}`,
       };
     }
     const bytes = await handle.readFile();
@@ -82,7 +89,7 @@ export async function readTextFile(
       return {
         ok: false,
         error_type: 'not_utf8_text',
-        error_message: `file is not utf-8 text: ${shownPath}`,
+        error_message: `file is not utf-8 text: ${echoValue(shownPath)}`,
       };
     }
     return { text, sizeBytes: bytes.length, mtimeNs: stats.mtimeNs };
@@ -106,6 +113,8 @@ export async function readWorkspaceText(
 ): Promise<{ target: ResolvedWorkspacePath; file: TextFile } | WorkspaceTextError> {
   const target = await resolveWorkspacePath(root, shownPath, { mustExist: true });
   if (isPathError(target)) return target;
+  // FIFOs, sockets and devices are refused before anything opens them.
+  if (target.kind !== 'file') return { ...notAFile(shownPath), path: target.relative };
   const file = await readTextFile(target.absolute, shownPath);
   if (isTextFileError(file)) return { ...file, path: target.relative };
   return { target, file };

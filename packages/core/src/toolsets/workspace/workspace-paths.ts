@@ -1,5 +1,6 @@
 import { lstat, realpath } from 'node:fs/promises';
 import path from 'node:path';
+import { echoValue } from '../../util/sanitize-message.js';
 
 /** A workspace path that passed every check. */
 export interface ResolvedWorkspacePath {
@@ -21,12 +22,17 @@ export interface WorkspacePathError {
   readonly path: string;
 }
 
+/** Longest model-supplied path accepted, in characters. */
+export const MAX_PATH_CHARS = 1024;
+/** Longest path segment, in UTF-8 bytes (the usual file-name limit). */
+export const MAX_SEGMENT_BYTES = 255;
+
 function refuse(
   errorType: WorkspacePathError['error_type'],
   message: string,
   input: string,
 ): WorkspacePathError {
-  return { ok: false, error_type: errorType, error_message: message, path: input };
+  return { ok: false, error_type: errorType, error_message: message, path: echoValue(input) };
 }
 
 function isInside(root: string, candidate: string): boolean {
@@ -38,13 +44,18 @@ function isInside(root: string, candidate: string): boolean {
 /**
  * Checks a model-supplied path against the workspace rules, without touching the file system:
  * relative only (no leading `/` or `\\`, no drive letter), no NUL byte, no empty segment, no
- * `..` that leaves the root. Backslashes count as separators. Returns the normalised relative
+ * `..` that leaves the root, at most 1,024 characters and 255 bytes per segment; never trimmed
+ * or otherwise altered. Backslashes count as separators. Returns the normalised relative
  * path (`.` for the root) or the refusal.
  */
 export function normalizeWorkspacePath(input: unknown): string | WorkspacePathError {
   if (typeof input !== 'string')
     return refuse('invalid_path', 'path must be a string', String(input));
-  const raw = input.trim();
+  if (input.length > MAX_PATH_CHARS) {
+    return refuse('invalid_path', `path is longer than ${MAX_PATH_CHARS} characters`, input);
+  }
+  // Never altered: " a.txt" names " a.txt", not "a.txt".
+  const raw = input;
   if (raw.includes('\0'))
     return refuse('path_outside_workspace', 'path must not contain a NUL byte', input);
   const unified = raw.replace(/\\/g, '/');
@@ -56,6 +67,13 @@ export function normalizeWorkspacePath(input: unknown): string | WorkspacePathEr
   const segments = trimmed.split('/');
   if (segments.some((segment) => segment === '')) {
     return refuse('invalid_path', 'path must not contain empty segments', input);
+  }
+  if (segments.some((segment) => Buffer.byteLength(segment, 'utf8') > MAX_SEGMENT_BYTES)) {
+    return refuse(
+      'invalid_path',
+      `a path segment is longer than ${MAX_SEGMENT_BYTES} bytes`,
+      input,
+    );
   }
   const normalized = path.posix.normalize(trimmed);
   if (normalized === '..' || normalized.startsWith('../')) {
@@ -95,7 +113,7 @@ export async function resolveWorkspacePath(
         return refuse('not_a_directory', 'a parent of the path is not a directory', shown);
       if (code !== 'ENOENT') throw error;
       if (options.mustExist)
-        return refuse('not_found', `workspace path not found: ${shown}`, shown);
+        return refuse('not_found', `workspace path not found: ${echoValue(shown)}`, shown);
       const absolute = path.join(current, ...segments.slice(index));
       return {
         absolute,
@@ -115,7 +133,7 @@ export async function resolveWorkspacePath(
         if (target === undefined || !isInside(root, target)) {
           return refuse(
             'path_outside_workspace',
-            `${shown} is a symlink that leads outside the workspace`,
+            `${echoValue(shown)} is a symlink that leads outside the workspace`,
             shown,
           );
         }
@@ -132,14 +150,14 @@ export async function resolveWorkspacePath(
       } catch {
         return refuse(
           'path_outside_workspace',
-          `${shown} goes through a broken or looping symlink`,
+          `${echoValue(shown)} goes through a broken or looping symlink`,
           shown,
         );
       }
       if (!isInside(root, target)) {
         return refuse(
           'path_outside_workspace',
-          `${shown} goes through a symlink that leads outside the workspace`,
+          `${echoValue(shown)} goes through a symlink that leads outside the workspace`,
           shown,
         );
       }

@@ -3,7 +3,9 @@ import path from 'node:path';
 import { z } from 'zod';
 import { defineTool } from '../../tool/define-tool.js';
 import type { Tool } from '../../tool/tool.js';
-import { tempPathFor, writeNewFile } from './atomic-file.js';
+import { echoValue } from '../../util/sanitize-message.js';
+import { tempName, writeNewFile } from './atomic-file.js';
+import { DirectoryEscapeError, escapedResult, type PinnedDir, pinDirectory } from './pinned-dir.js';
 import {
   isPathError,
   type ResolvedWorkspacePath,
@@ -18,7 +20,11 @@ import {
 
 const MAX_BATCH = 100;
 
-/** Creates missing parent directories of `target` (inside the root) and returns the ones it made, deepest last. */
+/**
+ * Creates missing parent directories of `target` (inside the root) and returns the ones it made,
+ * deepest last. Each is made inside its pinned parent, so a parent swapped for a symlink cannot
+ * send a new directory outside the root.
+ */
 async function ensureParents(root: string, target: string, mode: number): Promise<string[]> {
   const created: string[] = [];
   let dir = path.dirname(target);
@@ -38,7 +44,12 @@ async function ensureParents(root: string, target: string, mode: number): Promis
     }
   }
   for (const directory of missing) {
-    await mkdir(directory, { mode });
+    const parent = await pinDirectory(root, path.dirname(directory));
+    try {
+      await mkdir(parent.entry(path.basename(directory)), { mode });
+    } finally {
+      await parent.close();
+    }
     created.push(directory);
   }
   return created;
@@ -89,8 +100,8 @@ export function writeWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
         return {
           ok: false,
           error_type: 'is_a_directory',
-          error_message: `${input.path} is a directory`,
-          path: input.path,
+          error_message: `${echoValue(input.path)} is a directory`,
+          path: echoValue(input.path),
         };
       }
       const bytes = Buffer.byteLength(input.content, 'utf8');
@@ -99,30 +110,44 @@ export function writeWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
         return {
           ok: false,
           error_type: 'already_exists',
-          error_message: `workspace file already exists: ${input.path}`,
+          error_message: `workspace file already exists: ${echoValue(input.path)}`,
           path: target.relative,
         };
       }
-      const created = await ensureParents(root, target.absolute, runtime.dirMode);
-      const temp = tempPathFor(target.absolute);
+      let created: string[] = [];
+      let dir: PinnedDir;
+      try {
+        created = await ensureParents(root, target.absolute, runtime.dirMode);
+        dir = await pinDirectory(root, path.dirname(target.absolute));
+      } catch (error) {
+        await removeQuietly([], created);
+        if (error instanceof DirectoryEscapeError) return escapedResult(target.relative);
+        throw error;
+      }
+      const name = path.basename(target.absolute);
+      const temp = dir.entry(tempName());
       try {
         await writeNewFile(temp, input.content, await modeFor(target, runtime));
-        if (input.overwrite) await rename(temp, target.absolute);
+        if (!(await dir.stillInside())) throw new DirectoryEscapeError();
+        if (input.overwrite) await rename(temp, dir.entry(name));
         else {
-          await link(temp, target.absolute);
+          await link(temp, dir.entry(name));
           await unlink(temp);
         }
       } catch (error) {
         await removeQuietly([temp], created);
+        if (error instanceof DirectoryEscapeError) return escapedResult(target.relative);
         if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
           return {
             ok: false,
             error_type: 'already_exists',
-            error_message: `workspace file already exists: ${input.path}`,
+            error_message: `workspace file already exists: ${echoValue(input.path)}`,
             path: target.relative,
           };
         }
         throw error;
+      } finally {
+        await dir.close();
       }
       const size = await recordFullRead(runtime, context.invocation, target, input.content);
       return { ok: true, path: target.relative, size };
@@ -155,8 +180,8 @@ export function writeWorkspaceFilesTool(runtime: WorkspaceRuntime): Tool {
           return {
             ok: false,
             error_type: 'is_a_directory',
-            error_message: `${file.path} is a directory`,
-            path: file.path,
+            error_message: `${echoValue(file.path)} is a directory`,
+            path: echoValue(file.path),
             failed_index: index,
             written: [],
           };
@@ -165,8 +190,8 @@ export function writeWorkspaceFilesTool(runtime: WorkspaceRuntime): Tool {
           return {
             ok: false,
             error_type: 'duplicate_path',
-            error_message: `${file.path} appears twice`,
-            path: file.path,
+            error_message: `${echoValue(file.path)} appears twice`,
+            path: echoValue(file.path),
             failed_index: index,
             written: [],
           };
@@ -183,7 +208,7 @@ export function writeWorkspaceFilesTool(runtime: WorkspaceRuntime): Tool {
           return {
             ok: false,
             error_type: 'already_exists',
-            error_message: `workspace file already exists: ${file.path}`,
+            error_message: `workspace file already exists: ${echoValue(file.path)}`,
             path: target.relative,
             failed_index: index,
             written: [],
@@ -191,29 +216,39 @@ export function writeWorkspaceFilesTool(runtime: WorkspaceRuntime): Tool {
         }
         targets.push(target);
       }
-      // Stage every file next to its target, then move them all into place; undo on any failure.
+      // Stage every file next to its target (in its pinned directory), then move them all into
+      // place; undo on any failure.
       const createdDirs: string[] = [];
       const temps: string[] = [];
       const backups: { target: string; backup: string }[] = [];
       const placed: string[] = [];
+      const pins = new Map<string, PinnedDir>();
+      const entryOf = (absolute: string): string =>
+        pins.get(path.dirname(absolute))!.entry(path.basename(absolute));
       try {
         for (const [index, target] of targets.entries()) {
           createdDirs.push(...(await ensureParents(root, target.absolute, runtime.dirMode)));
-          const temp = tempPathFor(target.absolute);
+          const parent = path.dirname(target.absolute);
+          if (!pins.has(parent)) pins.set(parent, await pinDirectory(root, parent));
+          const temp = pins.get(parent)!.entry(tempName());
           temps.push(temp);
           await writeNewFile(temp, batch[index]!.content, await modeFor(target, runtime));
         }
+        for (const pin of pins.values()) {
+          if (!(await pin.stillInside())) throw new DirectoryEscapeError();
+        }
         for (const [index, target] of targets.entries()) {
+          const destination = entryOf(target.absolute);
           if (target.exists) {
-            const backup = tempPathFor(target.absolute);
-            await link(target.absolute, backup);
-            backups.push({ target: target.absolute, backup });
-            await rename(temps[index]!, target.absolute);
+            const backup = pins.get(path.dirname(target.absolute))!.entry(tempName());
+            await link(destination, backup);
+            backups.push({ target: destination, backup });
+            await rename(temps[index]!, destination);
           } else {
-            await link(temps[index]!, target.absolute);
+            await link(temps[index]!, destination);
             await unlink(temps[index]!);
           }
-          placed.push(target.absolute);
+          placed.push(destination);
         }
       } catch (error) {
         for (const { target, backup } of backups)
@@ -223,6 +258,10 @@ export function writeWorkspaceFilesTool(runtime: WorkspaceRuntime): Tool {
           [...temps, ...placed.filter((file) => !restored.has(file))],
           createdDirs,
         );
+        for (const pin of pins.values()) await pin.close();
+        if (error instanceof DirectoryEscapeError) {
+          return { ...escapedResult('(batch)'), written: [] };
+        }
         const code = (error as NodeJS.ErrnoException).code;
         return {
           ok: false,
@@ -232,6 +271,7 @@ export function writeWorkspaceFilesTool(runtime: WorkspaceRuntime): Tool {
         };
       }
       for (const { backup } of backups) await rm(backup, { force: true });
+      for (const pin of pins.values()) await pin.close();
       const written = [];
       for (const [index, target] of targets.entries()) {
         written.push({
@@ -266,7 +306,7 @@ export function deleteWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
           ok: false,
           error_type: 'refuse_root',
           error_message: 'refuse to delete workspace root',
-          path: input.path,
+          path: echoValue(input.path),
         };
       }
       if (target.kind === 'directory') {
@@ -277,7 +317,7 @@ export function deleteWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
             return {
               ok: false,
               error_type: 'directory_not_empty',
-              error_message: `${input.path} is a directory that is not empty`,
+              error_message: `${echoValue(input.path)} is a directory that is not empty`,
               path: target.relative,
             };
           }
