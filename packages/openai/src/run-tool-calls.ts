@@ -3,6 +3,8 @@ import {
   approvalPauseFor,
   decideApproval,
   isApprovalRequired,
+  KsadkError,
+  modelSafeErrorMessage,
   normalizeOpenAIArguments,
   openAIToolSchema,
   type Tool,
@@ -161,7 +163,24 @@ export async function runToolCalls(
 ): Promise<ToolCallBatch> {
   const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
   const strict = options.strict !== false;
+  /** One call, whatever happens: a failure becomes that call's own result, never the batch's. */
   const run = async (
+    call: NormalizedCall,
+    decision?: ToolCallDecision,
+    approvalId?: string,
+  ): Promise<ToolCallOutcome> => {
+    try {
+      return await runOne(call, decision, approvalId);
+    } catch (error) {
+      const result: ToolResult = {
+        ok: false,
+        error_type: KsadkError.isInstance(error) ? error.code : 'tool_error',
+        error_message: modelSafeErrorMessage(error),
+      };
+      return { callId: call.callId, toolName: call.name, result, status: 'done' };
+    }
+  };
+  const runOne = async (
     call: NormalizedCall,
     decision?: ToolCallDecision,
     approvalId?: string,

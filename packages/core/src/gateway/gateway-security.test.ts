@@ -450,3 +450,62 @@ describe('credentials never reach the model', () => {
     );
   });
 });
+
+describe('deep, huge or cyclic input never rejects invoke', () => {
+  it('arguments 10,000 deep, cyclic objects and oversized JSON are invalid_arguments for every kind of tool', async () => {
+    const gateway = createToolGateway({ env, approvalMode: 'full' });
+    const anyJson = defineTool({
+      name: 'takes_json',
+      description: 'Takes JSON.',
+      input: z.object({ value: z.json() }),
+      execute: () => ({ ok: true }),
+    });
+    const external = defineExternalTool({
+      name: 'takes_anything',
+      description: 'Takes anything.',
+      inputSchema: { type: 'object' },
+      policy: { riskLevel: 'high', sideEffects: ['x'] },
+      execute: () => ({ ok: true }),
+    });
+    let deep: unknown = 1;
+    for (let level = 0; level < 10_000; level += 1) deep = [deep];
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic['self'] = cyclic;
+    const deepText = `{"value":${'['.repeat(10_000)}1${']'.repeat(10_000)}}`;
+    for (const tool of [anyJson, external]) {
+      for (const args of [{ value: deep }, cyclic, deepText, { value: 'x'.repeat(5 * 1024 * 1024) }]) {
+        const result = await gateway.invoke(tool, args);
+        expect(result, tool.name).toMatchObject({ ok: false, error_type: 'invalid_arguments' });
+      }
+    }
+    // Gated external tools digest arguments too: deep input never reaches the digest.
+    const strict = createToolGateway({ env });
+    expect(await strict.invoke(external, { value: deep })).toMatchObject({
+      error_type: 'invalid_arguments',
+    });
+  });
+
+  it('a JSON Schema tool with a $ref loop is refused at definition; a validator that throws is invalid_arguments', async () => {
+    expect(() =>
+      defineExternalTool({
+        name: 'loop',
+        description: 'Loops.',
+        inputSchema: { type: 'object', $ref: '#' },
+        execute: () => ({ ok: true }),
+      }),
+    ).toThrowError(/\$ref loop/);
+    const gateway = createToolGateway({ env, approvalMode: 'full' });
+    const crashing = defineTool({
+      name: 'crashing_refine',
+      description: 'Its schema throws.',
+      input: z.object({ a: z.string() }).refine(() => {
+        throw new Error('refinement crashed');
+      }),
+      execute: () => ({ ok: true }),
+    });
+    expect(await gateway.invoke(crashing, { a: 'x' })).toMatchObject({
+      ok: false,
+      error_type: 'invalid_arguments',
+    });
+  });
+});

@@ -217,6 +217,43 @@ describe('an MCP toolset against a real server', () => {
     expect(JSON.stringify(loaded)).not.toContain(key);
   });
 
+  it('skips a tool whose schema has a $ref loop at load, naming server and tool, and keeps the others', async () => {
+    const looping: McpTestTool[] = [
+      { name: 'self_ref', inputSchema: { type: 'object', $ref: '#' }, handler: () => text('x') },
+      {
+        name: 'pair_ref',
+        inputSchema: {
+          type: 'object',
+          properties: { a: { $ref: '#/$defs/b' } },
+          $defs: { b: { allOf: [{ $ref: '#/$defs/c' }] }, c: { $ref: '#/$defs/b' } },
+        },
+        handler: () => text('x'),
+      },
+      {
+        name: 'tree',
+        inputSchema: {
+          type: 'object',
+          properties: { children: { type: 'array', items: { $ref: '#' } } },
+        },
+        handler: (args) => text(JSON.stringify(args)),
+      },
+    ];
+    const server = await serve([weather, ...looping]);
+    const { tools, problems } = await load([{ name: 'loops', url: server.url }]);
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['tree', 'weather_forecast']);
+    expect(problems.join('\n')).toMatch(/loops.*self_ref.*\$ref loop/s);
+    expect(problems.join('\n')).toMatch(/pair_ref/);
+    // The recursive-but-descending schema works, deep or not (within the argument limits).
+    const deep = { children: [{ children: [{ children: [] }] }] };
+    expect(await gateway.invoke(byName(tools, 'tree'), deep)).toMatchObject({ ok: true });
+    let tooDeep: Record<string, unknown> = {};
+    for (let level = 0; level < 10_000; level += 1) tooDeep = { children: [tooDeep] };
+    expect(await gateway.invoke(byName(tools, 'tree'), tooDeep)).toMatchObject({
+      ok: false,
+      error_type: 'invalid_arguments',
+    });
+  });
+
   it('is gated like any tool: medium risk asks in risk mode', async () => {
     const server = await serve([weather]);
     const { tools } = await load([{ name: 'w', url: server.url }]);

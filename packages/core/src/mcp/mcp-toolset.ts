@@ -1,5 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { ToolResult } from '../gateway/results.js';
+import { probeToolSchema } from '../schema/probe-tool-schema.js';
 import { createToolNameRegistry, type ToolNameRegistry } from '../schema/tool-names.js';
 import { defineExternalTool } from '../tool/define-tool.js';
 import type { JsonSchema, Tool, ToolExecutionContext } from '../tool/tool.js';
@@ -313,6 +314,22 @@ export function createMcpToolset(
     return out;
   };
 
+  /** Tools whose schemas every framework and the validator can use; the rest are reported. */
+  const usable = async (tools: Tool[]): Promise<Tool[]> => {
+    const out: Tool[] = [];
+    for (const tool of tools) {
+      const problem = await probeToolSchema(tool);
+      if (problem) {
+        problems.push({
+          server: config.name,
+          tool: tool.originalName ?? tool.name,
+          message: problem,
+        });
+      } else out.push(tool);
+    }
+    return out;
+  };
+
   return {
     name: config.name,
     group,
@@ -331,7 +348,7 @@ export function createMcpToolset(
       if (!cached) {
         listing ??= listAll();
         try {
-          cached = toTools(await listing);
+          cached = await usable(toTools(await listing));
         } finally {
           listing = undefined;
         }
@@ -339,7 +356,7 @@ export function createMcpToolset(
       return cached;
     },
     async refresh() {
-      cached = toTools(await listAll());
+      cached = await usable(toTools(await listAll()));
       return cached;
     },
     async close() {

@@ -1,4 +1,10 @@
 export {
+  createFailureTools,
+  FAILURE_KINDS,
+  type FailureKind,
+  type FailureTools,
+} from './failure-tools.js';
+export {
   type McpTestServer,
   type McpTestServerOptions,
   type McpTestTool,

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { KsadkError } from '../errors/ksadk-error.js';
+import { findRefLoop } from '../schema/ref-loop.js';
 import { normalizeToolPolicy, type ToolPolicyInput } from './policy.js';
 import type {
   JsonSchema,
@@ -153,6 +154,13 @@ export function defineExternalTool<TOutput>(
     throw new KsadkError(
       'invalid_tool',
       `Tool "${definition.name}": inputSchema must describe an object.`,
+    );
+  }
+  const loop = findRefLoop(schema);
+  if (loop) {
+    throw new KsadkError(
+      'invalid_tool',
+      `Tool "${definition.name}": inputSchema has a $ref loop at ${loop.slice(0, 200)} (any validator would recurse forever).`,
     );
   }
   const properties = schema['properties'];
