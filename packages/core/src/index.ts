@@ -211,4 +211,5 @@ export type { WorkspaceRootOption } from './toolsets/workspace/workspace-root.js
 export type { WorkspaceRuntime } from './toolsets/workspace/workspace-runtime.js';
 export { canonicalDigest, canonicalJson } from './util/canonical-json.js';
 export { redactSecrets, registerSecret } from './util/redact.js';
+export { reserveDirectory } from './util/reserved-dirs.js';
 export { modelSafeErrorMessage, registerHostPath } from './util/sanitize-message.js';

@@ -17,8 +17,11 @@ import {
 import { resolveResultHandle } from './result-store.js';
 
 /** The host file behind a handle, for the caller's context. */
-const fileOf = (budget: ResultBudget, handle: string, context: InvocationContext = {}): string =>
-  resolveResultHandle(handle, budget, context)!;
+const fileOf = async (
+  budget: ResultBudget,
+  handle: string,
+  context: InvocationContext = {},
+): Promise<string> => (await resolveResultHandle(handle, budget, context))!;
 
 let root: string;
 beforeEach(async () => {
@@ -114,7 +117,7 @@ describe('budgetToolOutput', () => {
       mime_type: 'text/plain',
     });
     const context = { accountId: 'acme', sessionId: 's-1' };
-    const file = fileOf(budget, out.persisted!.path, context);
+    const file = await fileOf(budget, out.persisted!.path, context);
     expect(file).toBe(path.join(root, 'tool-results', 'acme', 's-1', 'call_123.stdout.txt'));
     expect(await readFile(file, 'utf8')).toBe(text);
   });
@@ -138,7 +141,9 @@ describe('budgetToolOutput', () => {
     expect(one.persisted).toMatchObject({ mime_type: 'application/json' });
     expect(one.persisted!.path).toMatch(/same\.result\.json$/);
     expect(two.persisted!.path).not.toBe(one.persisted!.path);
-    expect(JSON.parse(await readFile(fileOf(budget, one.persisted!.path), 'utf8'))).toEqual(value);
+    expect(JSON.parse(await readFile(await fileOf(budget, one.persisted!.path), 'utf8'))).toEqual(
+      value,
+    );
   });
 
   it('sanitises hostile ids so files stay inside the directory', async () => {
@@ -151,7 +156,10 @@ describe('budgetToolOutput', () => {
       metadata: { toolCallId: '../../etc/passwd' },
       context: { accountId: '../..', sessionId: '/abs' },
     });
-    const full = fileOf(budget, out.persisted!.path, { accountId: '../..', sessionId: '/abs' });
+    const full = await fileOf(budget, out.persisted!.path, {
+      accountId: '../..',
+      sessionId: '/abs',
+    });
     expect(full.startsWith(path.join(root, 'tool-results') + path.sep)).toBe(true);
     expect(out.persisted!.path).toBe('tool-results://etc_passwd.stdout.txt');
   });
@@ -172,7 +180,7 @@ describe('budgetToolOutput', () => {
     );
     const out = await budgetToolOutput('t', 'text', 'y'.repeat(100), { budget });
     expect(out.persisted).toMatchObject({ file_truncated: true });
-    expect((await readFile(fileOf(budget, out.persisted!.path))).length).toBe(10);
+    expect((await readFile(await fileOf(budget, out.persisted!.path))).length).toBe(10);
   });
 });
 
@@ -253,8 +261,8 @@ describe('gateway budgeting', () => {
     expect(result).toMatchObject({ ok: true, result_truncated: true });
     expect((result['result_preview'] as string).length).toBe(50);
     const handle = (result['persisted_outputs'] as { result: { path: string } }).result.path;
-    expect(JSON.parse(await readFile(fileOf(gateway.budget, handle), 'utf8')).rows).toHaveLength(
-      200,
-    );
+    expect(
+      JSON.parse(await readFile(await fileOf(gateway.budget, handle), 'utf8')).rows,
+    ).toHaveLength(200);
   });
 });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { InvocationContext } from '../context/invocation-context.js';
 import { KsadkError } from '../errors/ksadk-error.js';
 import { intFromEnv, localSessionDir } from '../util/env.js';
+import { redactSecrets } from '../util/redact.js';
 import { registerHostPath } from '../util/sanitize-message.js';
 import {
   DEFAULT_RESULT_RETENTION,
@@ -38,6 +39,11 @@ export interface ResultBudget {
   readonly previewChars: number;
   readonly persistThresholdChars: number;
   readonly persistDir: string;
+  /**
+   * False for the default location: a symlink there (or at its two parents) is refused rather
+   * than followed, so a cloned project cannot redirect saved outputs.
+   */
+  readonly persistDirConfigured: boolean;
   readonly maxPersistBytes: number;
   readonly retention: ResultRetention;
 }
@@ -93,11 +99,8 @@ export function resolveResultBudget(
     positive(options.persistThresholdChars, 'persistThresholdChars') ?? maxChars,
     intFromEnv(RESULT_BUDGET_ENV.persistThresholdChars, env),
   )!;
-  const persistDir = path.resolve(
-    options.persistDir ??
-      (env[RESULT_BUDGET_ENV.persistDir]?.trim() ||
-        path.join(localSessionDir(env), 'tool-results')),
-  );
+  const configured = options.persistDir ?? env[RESULT_BUDGET_ENV.persistDir]?.trim();
+  const persistDir = path.resolve(configured || path.join(localSessionDir(env), 'tool-results'));
   registerHostPath(persistDir);
   const retention: ResultRetention = Object.freeze({
     maxFilesPerSession:
@@ -115,6 +118,7 @@ export function resolveResultBudget(
     previewChars,
     persistThresholdChars,
     persistDir,
+    persistDirConfigured: Boolean(configured),
     maxPersistBytes: positive(options.maxPersistBytes, 'maxPersistBytes') ?? 10 * 1024 * 1024,
     retention,
   });
@@ -235,7 +239,11 @@ export async function budgetToolOutput(
   options: BudgetCallOptions = {},
 ): Promise<BudgetedOutput> {
   const budget = options.budget ?? resolveResultBudget();
-  const { text, mime, ext } = stringify(value);
+  const stringified = stringify(value);
+  const { mime, ext } = stringified;
+  // Redacted before anything is cut or saved: a preview can never end inside a credential, and
+  // no saved file holds one.
+  const text = redactSecrets(stringified.text);
   const shouldPersist =
     options.persist !== false &&
     (text.length > budget.persistThresholdChars || text.length > budget.maxChars);

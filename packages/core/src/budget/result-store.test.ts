@@ -17,7 +17,7 @@ describe('the persisted-output store', () => {
   it('keeps folders 0700 and files 0600', async () => {
     const budget = resolveResultBudget({ maxChars: 10, persistDir: path.join(dir, 'results') });
     const out = await budgetToolOutput('t', 'text', 'x'.repeat(100), { budget, context });
-    const file = resolveResultHandle(out.persisted!.path, budget, context)!;
+    const file = (await resolveResultHandle(out.persisted!.path, budget, context))!;
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     expect((await stat(path.dirname(file))).mode & 0o777).toBe(0o700);
     expect((await stat(path.dirname(path.dirname(file)))).mode & 0o777).toBe(0o700);
@@ -64,7 +64,7 @@ describe('the persisted-output store', () => {
       retention: { maxAgeMs: 60_000 },
     });
     const old = await budgetToolOutput('t', 'text', 'o'.repeat(50), { budget, context });
-    const oldFile = resolveResultHandle(old.persisted!.path, budget, context)!;
+    const oldFile = (await resolveResultHandle(old.persisted!.path, budget, context))!;
     const hourAgo = new Date(Date.now() - 3_600_000);
     await utimes(oldFile, hourAgo, hourAgo);
     await budgetToolOutput('t', 'text', 'n'.repeat(50), { budget, context });
@@ -90,9 +90,10 @@ describe('the persisted-output store', () => {
     await expect(stat(outside)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
-  it('resolves a handle only inside the caller’s own folder', () => {
+  it('resolves a handle only inside the caller’s own folder', async () => {
     const budget = resolveResultBudget({ persistDir: dir });
-    const mine = resolveResultHandle('tool-results://call_1.text.txt', budget, context);
+    await budgetToolOutput('t', 'text', 'x'.repeat(100_000), { budget, context });
+    const mine = await resolveResultHandle('tool-results://call_1.text.txt', budget, context);
     expect(mine).toBe(path.join(dir, 'acme', 's1', 'call_1.text.txt'));
     for (const forged of [
       'tool-results://../s2/call_1.text.txt',
@@ -103,7 +104,7 @@ describe('the persisted-output store', () => {
       'tool-results://',
       'call_1.text.txt',
     ]) {
-      expect(resolveResultHandle(forged, budget, context), forged).toBeUndefined();
+      expect(await resolveResultHandle(forged, budget, context), forged).toBeUndefined();
     }
   });
 });

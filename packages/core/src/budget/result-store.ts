@@ -3,6 +3,8 @@ import { constants } from 'node:fs';
 import { lstat, mkdir, open, readdir, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { InvocationContext } from '../context/invocation-context.js';
+import { KsadkError } from '../errors/ksadk-error.js';
+import { reserveDirectory } from '../util/reserved-dirs.js';
 import { safePathSegment } from '../util/safe-segment.js';
 
 /**
@@ -32,6 +34,8 @@ export const DEFAULT_RESULT_RETENTION: ResultRetention = Object.freeze({
 /** Where persisted outputs live and how long. */
 export interface ResultStoreLocation {
   readonly persistDir: string;
+  /** False for the default location, where symlinks are refused (see `ResultBudget`). */
+  readonly persistDirConfigured?: boolean;
   readonly retention: ResultRetention;
 }
 
@@ -47,6 +51,51 @@ export function sessionResultDir(persistDir: string, context: InvocationContext)
     safePathSegment(context.sessionId ?? ''),
   );
 }
+
+/** A real directory (never a symlink) or `undefined`. */
+async function realDirectory(dir: string): Promise<boolean> {
+  const stats = await lstat(dir).catch(() => undefined);
+  return stats !== undefined && stats.isDirectory() && !stats.isSymbolicLink();
+}
+
+/**
+ * The caller's folder, checked: the account and session folders must be real directories, never
+ * symlinks (a planted `tool-results/_/_ -> ~/.ssh` is refused), created `0700` when `create`.
+ * `undefined` when they are not usable.
+ */
+async function checkedSessionDir(
+  location: ResultStoreLocation,
+  context: InvocationContext,
+  create: boolean,
+): Promise<string | undefined> {
+  if (create) {
+    await mkdir(location.persistDir, { recursive: true, mode: 0o700 });
+    reserveDirectory(location.persistDir);
+  }
+  if (!location.persistDirConfigured) {
+    // The default sits in the project folder: a symlink there was planted, not configured.
+    const chain = [location.persistDir, path.dirname(location.persistDir)];
+    chain.push(path.dirname(chain[1]!));
+    for (const dir of chain) if (!(await realDirectory(dir))) return undefined;
+  }
+  let current = location.persistDir;
+  for (const segment of [
+    safePathSegment(context.accountId ?? ''),
+    safePathSegment(context.sessionId ?? ''),
+  ]) {
+    current = path.join(current, segment);
+    if (create) {
+      await mkdir(current, { mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EEXIST') throw error;
+      });
+    }
+    if (!(await realDirectory(current))) return undefined;
+  }
+  return current;
+}
+
+/** Names this store writes: `<stem>.<ext>` with a readable stem. Nothing else is ever removed. */
+const OWN_FILE = /^[A-Za-z0-9_-][A-Za-z0-9_.-]*\.(?:txt|json)$/;
 
 /** A readable file-name stem from an id and a field (collisions are settled by exclusive creation). */
 export function resultStem(id: string, field: string): string {
@@ -94,19 +143,27 @@ async function enforceRetention(
   }
 }
 
-/** Removes expired files (and emptied folders) of every account and session, at most every 10 minutes. */
+/**
+ * Removes expired files (and emptied folders) of every account and session, at most every 10
+ * minutes. It never follows a symlink and only ever removes files with this store's names.
+ */
 async function sweepExpired(location: ResultStoreLocation): Promise<void> {
   const now = Date.now();
   if (now - (lastSweep.get(location.persistDir) ?? 0) < SWEEP_INTERVAL_MS) return;
   lastSweep.set(location.persistDir, now);
   for (const account of await readdir(location.persistDir).catch(() => [] as string[])) {
     const accountDir = path.join(location.persistDir, account);
+    if (!(await realDirectory(accountDir))) continue;
     for (const session of await readdir(accountDir).catch(() => [] as string[])) {
       const sessionDir = path.join(accountDir, session);
+      if (!(await realDirectory(sessionDir))) continue;
       for (const name of await readdir(sessionDir).catch(() => [] as string[])) {
+        if (!OWN_FILE.test(name)) continue;
         const file = path.join(sessionDir, name);
         const stats = await lstat(file).catch(() => undefined);
-        if (stats && now - stats.mtimeMs > location.retention.maxAgeMs) await removeQuietly(file);
+        if (stats?.isFile() && now - stats.mtimeMs > location.retention.maxAgeMs) {
+          await removeQuietly(file);
+        }
       }
       await rmdir(sessionDir).catch(() => undefined);
     }
@@ -125,8 +182,15 @@ export async function persistToStore(
   location: ResultStoreLocation,
   context: InvocationContext,
 ): Promise<string> {
-  const dir = sessionResultDir(location.persistDir, context);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const folder = async (): Promise<string> => {
+    const checked = await checkedSessionDir(location, context, true);
+    if (checked) return checked;
+    throw new KsadkError(
+      'internal',
+      'the result folder of this session is not a plain directory (a symlink?); nothing was saved',
+    );
+  };
+  let dir = await folder();
   for (let attempt = 0; ; attempt += 1) {
     const name =
       attempt === 0 ? `${stem}.${ext}` : `${stem}-${randomBytes(4).toString('hex')}.${ext}`;
@@ -139,7 +203,10 @@ export async function persistToStore(
         0o600,
       );
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 5) throw error;
+      const code = (error as NodeJS.ErrnoException).code;
+      if (attempt >= 5 || (code !== 'EEXIST' && code !== 'ENOENT')) throw error;
+      // ENOENT: the sweep removed the (then empty) folder meanwhile; make it again.
+      if (code === 'ENOENT') dir = await folder();
       continue;
     }
     try {
@@ -158,16 +225,17 @@ export async function persistToStore(
 
 /**
  * Resolves a handle to the file it names in the caller's own folder, or `undefined` when the
- * handle is malformed or names nothing there. The path is for opening with `O_NOFOLLOW`, never
- * for showing to the model.
+ * handle is malformed or the folder is not a plain directory. The path is for opening with
+ * `O_NOFOLLOW`, never for showing to the model.
  */
-export function resolveResultHandle(
+export async function resolveResultHandle(
   handle: string,
-  location: Pick<ResultStoreLocation, 'persistDir'>,
+  location: ResultStoreLocation,
   context: InvocationContext,
-): string | undefined {
+): Promise<string | undefined> {
   if (!isResultHandle(handle)) return undefined;
   const name = handle.slice(RESULT_HANDLE_PREFIX.length);
   if (!HANDLE_NAME.test(name) || name.includes('..')) return undefined;
-  return path.join(sessionResultDir(location.persistDir, context), name);
+  const dir = await checkedSessionDir(location, context, false);
+  return dir === undefined ? undefined : path.join(dir, name);
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { resolveResultBudget } from '../budget/result-budget.js';
-import { shapeResult, toToolResult } from '../budget/shape-result.js';
+import { exceedsChars, shapeResult, toToolResult } from '../budget/shape-result.js';
 import {
   getInvocationContextOrEmpty,
   type InvocationContext,
@@ -25,6 +25,7 @@ import {
   DEFAULT_ARGUMENT_LIMITS,
   parseModelArguments,
 } from './model-arguments.js';
+import { MAX_RESULT_CHARS, toPlainJson } from './plain-result.js';
 import type { ToolResult } from './results.js';
 import { failedResult, runWithTimeout } from './run-with-timeout.js';
 import { validateToolInput } from './validate-input.js';
@@ -191,14 +192,25 @@ export function createToolGateway(options: ToolGatewayOptions = {}): ToolGateway
     );
     if ('failure' in outcome) return outcome.failure;
     if (outcome.value instanceof Error) return failedResult(outcome.value);
-    return shapeResult(toToolResult(outcome.value), { tool, callId, context }, budget);
+    if (exceedsChars(outcome.value, MAX_RESULT_CHARS)) {
+      return {
+        ok: false,
+        error_type: 'result_too_large',
+        error_message: `${tool.name} returned more than ${MAX_RESULT_CHARS} characters of data; nothing of it was kept.`,
+      };
+    }
+    // Plain data first, then redaction, then budgeting: previews and saved files never hold a
+    // credential, and a cut can never split one.
+    const plain = toToolResult(toPlainJson(outcome.value));
+    return shapeResult(redactDeep(plain), { tool, callId, context }, budget);
   };
 
   const gateway: ToolGateway = {
     approvalMode: defaultMode,
     budget,
 
-    async invoke(tool, rawArgs, options = {}) {
+    async invoke(tool, rawArgs, callOptions) {
+      const options = callOptions ?? {};
       const callId = options.callId ?? nextCallId();
       const observed = hooks.onToolStart !== undefined || hooks.onToolEnd !== undefined;
       const startedAt = observed ? performance.now() : 0;

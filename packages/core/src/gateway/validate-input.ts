@@ -1,6 +1,7 @@
 import type { Validator } from '@cfworker/json-schema';
 import type { z } from 'zod';
 import type { JsonSchema, Tool } from '../tool/tool.js';
+import { echoValue } from '../util/sanitize-message.js';
 import type { ArgumentIssue } from './results.js';
 
 /** The outcome of validating raw model arguments against a tool's schema. */
@@ -50,8 +51,8 @@ export function validateZodInput(
   return {
     ok: false,
     issues: parsed.error.issues.slice(0, MAX_ISSUES).map((issue) => ({
-      path: issue.path.map(String).join('.'),
-      message: issue.message,
+      path: echoValue(issue.path.map(String).join('.')),
+      message: echoValue(issue.message),
     })),
   };
 }
@@ -72,8 +73,8 @@ export async function validateJsonSchemaInput(
   return {
     ok: false,
     issues: chosen.map((error) => ({
-      path: pointerToPath(error.instanceLocation),
-      message: error.error,
+      path: echoValue(pointerToPath(error.instanceLocation)),
+      message: echoValue(error.error),
     })),
   };
 }

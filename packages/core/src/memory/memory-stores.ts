@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { reserveDirectory } from '../util/reserved-dirs.js';
 import type { MemoryBackend, MemoryRecord, MemoryScope } from './memory-backend.js';
 import { memoryFileOf } from './memory-file.js';
 import { createMemoryFileIndex, type MemoryFileIndex } from './memory-file-index.js';
@@ -159,6 +160,8 @@ export function createFileMemoryBackend(
 ): MemoryBackend {
   const max = options.maxRecordsPerScope ?? 5000;
   const dir = path.resolve(options.dir);
+  // Other users' memories: never visible to workspace tools, even inside a workspace root.
+  reserveDirectory(dir);
   const index = createMemoryFileIndex();
   return {
     kind: 'file',

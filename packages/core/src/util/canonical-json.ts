@@ -8,6 +8,9 @@ function serialize(value: unknown, ancestors: Set<object>, depth: number): strin
     case 'string':
       return JSON.stringify(value);
     case 'number':
+      // -0 is kept apart from 0 (a tool can tell them apart); non-finite numbers are refused
+      // in model arguments before they get here.
+      if (Object.is(value, -0)) return '-0';
       return Number.isFinite(value) ? JSON.stringify(value) : 'null';
     case 'boolean':
       return value ? 'true' : 'false';

@@ -3,24 +3,30 @@ const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)/i;
 const MIN_ENV_SECRET_LENGTH = 8;
 /** Registered credentials are redacted from this length on; shorter ones protect nothing. */
 const MIN_SECRET_LENGTH = 4;
-/** Registered credentials kept at most (a warning is emitted once past it). */
-const MAX_SECRETS = 10_000;
+/** Registered credentials kept at most; past it the oldest registration is forgotten. */
+const MAX_SECRETS = 100_000;
 const REDACTED = '[REDACTED]';
-// `scheme://user:password@` — the password part of any URL.
-const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^\s/?#@:]*):([^\s/?#@]+)@/gi;
+// `scheme://user:password@host` — the password runs to the last `@` of the URL-like token, so a
+// password holding `@`, `/` or `?` is covered whole (over-redacting an odd URL is the safe side).
+const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@'"`<>]*):([^\s'"`<>]+)@/gi;
+// `Authorization`-style values: the credential after the scheme is a secret on its own.
+const AUTH_SCHEME = /^(?:bearer|basic|token|bot|apikey|api-key)\s+(\S+)$/i;
 
-const secrets = new Set<string>();
-let pattern: RegExp | undefined;
-let warned = false;
-
-const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** Registered secrets by their first four characters, longest first within a bucket. */
+const byPrefix = new Map<string, string[]>();
+/** First two code units of every prefix, as one number: a cheap filter before any slicing. */
+const firstPairs = new Map<number, number>();
+const registered = new Set<string>();
+const pairOf = (text: string, index: number): number =>
+  text.charCodeAt(index) * 65536 + text.charCodeAt(index + 1);
 
 /**
  * Registers a credential the library was given (an MCP `api_key` or header value, an A2A header,
  * a skill-service or sandbox token, a secret-looking variable of a gateway's `env`): from now on
- * it is replaced by `[REDACTED]` in every string that leaves a tool — results, errors, warnings
- * and thrown messages. Values shorter than 4 characters are ignored. The registry is
- * process-wide: redacting one tenant's key from another tenant's output only over-redacts.
+ * it is replaced by `[REDACTED]` in every string that leaves a tool — results, persisted outputs,
+ * errors, warnings and thrown messages. A value like `Bearer <token>` registers the token on its
+ * own too. Values shorter than 4 characters are ignored. The registry is process-wide (redacting
+ * one tenant's key from another's output only over-redacts) and keeps the newest 100,000.
  *
  * @example
  * ```ts
@@ -28,18 +34,32 @@ const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/
  * ```
  */
 export function registerSecret(value: string | undefined | null): void {
-  if (typeof value !== 'string' || value.length < MIN_SECRET_LENGTH || secrets.has(value)) return;
-  if (secrets.size >= MAX_SECRETS) {
-    if (!warned) {
-      warned = true;
-      process.emitWarning(
-        `KsADK: more than ${MAX_SECRETS} credentials registered for redaction; later ones are not redacted.`,
-      );
-    }
-    return;
+  if (typeof value !== 'string') return;
+  const scheme = AUTH_SCHEME.exec(value.trim());
+  if (scheme) add(scheme[1]!);
+  add(value);
+}
+
+function add(value: string): void {
+  if (value.length < MIN_SECRET_LENGTH || registered.has(value)) return;
+  if (registered.size >= MAX_SECRETS) {
+    const oldest = registered.values().next().value as string;
+    registered.delete(oldest);
+    const bucket = byPrefix.get(oldest.slice(0, MIN_SECRET_LENGTH));
+    bucket?.splice(bucket.indexOf(oldest), 1);
+    const pair = pairOf(oldest, 0);
+    const count = (firstPairs.get(pair) ?? 1) - 1;
+    if (count === 0) firstPairs.delete(pair);
+    else firstPairs.set(pair, count);
   }
-  secrets.add(value);
-  pattern = undefined;
+  registered.add(value);
+  const key = value.slice(0, MIN_SECRET_LENGTH);
+  const bucket = byPrefix.get(key) ?? [];
+  bucket.push(value);
+  bucket.sort((a, b) => b.length - a.length);
+  byPrefix.set(key, bucket);
+  const pair = pairOf(value, 0);
+  firstPairs.set(pair, (firstPairs.get(pair) ?? 0) + 1);
 }
 
 /**
@@ -60,16 +80,34 @@ export function secretValuesFromEnv(env: NodeJS.ProcessEnv = process.env): strin
   return values.sort((a, b) => b.length - a.length);
 }
 
-function registeredPattern(): RegExp | undefined {
-  if (secrets.size === 0) return undefined;
-  pattern ??= new RegExp(
-    [...secrets]
-      .sort((a, b) => b.length - a.length)
-      .map(escapeRegExp)
-      .join('|'),
-    'g',
-  );
-  return pattern;
+/**
+ * Replaces every occurrence of the registered secrets in `text`. All occurrences are found first
+ * (the longest secret at each position) and overlapping ones merged, so two overlapping secrets
+ * leave nothing of either behind.
+ */
+function redactRegistered(text: string): string {
+  if (byPrefix.size === 0 || text.length < MIN_SECRET_LENGTH) return text;
+  let spans: [number, number][] | undefined;
+  for (let index = 0; index <= text.length - MIN_SECRET_LENGTH; index += 1) {
+    if (!firstPairs.has(pairOf(text, index))) continue;
+    const bucket = byPrefix.get(text.slice(index, index + MIN_SECRET_LENGTH));
+    if (!bucket) continue;
+    const found = bucket.find((secret) => text.startsWith(secret, index));
+    if (!found) continue;
+    const end = index + found.length;
+    spans ??= [];
+    const last = spans[spans.length - 1];
+    if (last && index <= last[1]) last[1] = Math.max(last[1], end);
+    else spans.push([index, end]);
+  }
+  if (!spans) return text;
+  let out = '';
+  let at = 0;
+  for (const [start, end] of spans) {
+    out += `${text.slice(at, start)}${REDACTED}`;
+    at = end;
+  }
+  return out + text.slice(at);
 }
 
 /**
@@ -82,9 +120,7 @@ function registeredPattern(): RegExp | undefined {
  * ```
  */
 export function redactSecrets(text: string, extra: readonly string[] = []): string {
-  let out = text;
-  const registered = registeredPattern();
-  if (registered) out = out.replace(registered, REDACTED);
+  let out = redactRegistered(text);
   for (const secret of extra) {
     if (secret && out.includes(secret)) out = out.split(secret).join(REDACTED);
   }
@@ -92,18 +128,9 @@ export function redactSecrets(text: string, extra: readonly string[] = []): stri
   return out;
 }
 
-/** True when redaction could change anything at all (some credential is registered). */
+/** True when redaction could change `text` at all. */
 function mayRedact(text: string): boolean {
-  return secrets.size > 0 || text.includes('://');
-}
-
-/**
- * Redacts every string inside a JSON-like value (object keys included), returning the same
- * value when nothing changed (copies are made only along changed paths). Error objects become
- * their redacted first line; anything nested deeper than 256 levels becomes `"[too deep]"`.
- */
-export function redactDeep<T>(value: T): T {
-  return redactNode(value, 0) as T;
+  return byPrefix.size > 0 || text.includes('://');
 }
 
 const MAX_REDACT_DEPTH = 256;
@@ -118,20 +145,20 @@ function defineMember(target: Record<string, unknown>, key: string, value: unkno
   });
 }
 
-function copyOwn(value: Record<string, unknown>, proto: object | null): Record<string, unknown> {
-  const copy = Object.create(proto) as Record<string, unknown>;
-  for (const key of Object.keys(value)) defineMember(copy, key, value[key]);
-  return copy;
+/**
+ * Redacts every string inside plain JSON data (object keys included), returning the same value
+ * when nothing changed (copies are made only along changed paths). Anything nested deeper than
+ * 256 levels becomes `"[too deep]"`. Give it plain data (see `toPlainJson`): other objects are
+ * returned as they are.
+ */
+export function redactDeep<T>(value: T): T {
+  return redactNode(value, 0) as T;
 }
 
 function redactNode(value: unknown, depth: number): unknown {
   if (typeof value === 'string') return mayRedact(value) ? redactSecrets(value) : value;
   if (typeof value !== 'object' || value === null) return value;
   if (depth > MAX_REDACT_DEPTH) return '[too deep]';
-  if (value instanceof Error) {
-    const message = typeof value.message === 'string' ? value.message : '';
-    return redactSecrets(message.split(/\r?\n/, 1)[0] ?? '');
-  }
   if (Array.isArray(value)) {
     let copy: unknown[] | undefined;
     for (let index = 0; index < value.length; index += 1) {
@@ -144,15 +171,17 @@ function redactNode(value: unknown, depth: number): unknown {
     }
     return copy ?? value;
   }
-  const proto = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) return value;
   let copy: Record<string, unknown> | undefined;
   for (const key of Object.keys(value)) {
     const item = (value as Record<string, unknown>)[key];
     const next = redactNode(item, depth + 1);
     const safeKey = mayRedact(key) ? redactSecrets(key) : key;
     if (next !== item || safeKey !== key) {
-      copy ??= copyOwn(value as Record<string, unknown>, proto);
+      if (!copy) {
+        copy = Object.create(Object.getPrototypeOf(value)) as Record<string, unknown>;
+        for (const own of Object.keys(value))
+          defineMember(copy, own, (value as Record<string, unknown>)[own]);
+      }
       if (safeKey !== key) delete copy[key];
       defineMember(copy, safeKey, next);
     }

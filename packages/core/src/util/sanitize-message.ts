@@ -7,10 +7,10 @@ const MAX_MESSAGE_CHARS = 500;
 /** Longest model-supplied value echoed back in an error message. */
 const MAX_ECHO_CHARS = 200;
 const PATH = '<path>';
-// Absolute POSIX paths of two or more segments, after a start, a space, a quote, a bracket,
-// `=`, `:`, `,`, `{`, `@` or `<`; Windows drive paths; UNC paths (`\\server\share\…`).
+// Absolute POSIX paths of two or more segments (or `~/…`), after a start, a space, a quote, a
+// bracket, `=`, `:`, `,`, `{`, `@` or `<`; Windows drive paths; UNC paths (`\\server\share\…`).
 const HOST_PATH =
-  /(?:(?<=^|[\s'"`(=:,[{@<])(?:\/[^\s'"`)\],:}>]+){2,})|(?:\b[A-Za-z]:\\[^\s'"`)\],}>]+)|(?:\\\\[^\s\\'"`]+\\[^\s'"`)\],}>]+)/g;
+  /(?:(?<=^|[\s'"`(=:,[{@<])(?:~(?=\/))?(?:\/[^\s'"`)\],:}>]+){2,})|(?:(?<=^|[\s'"`(=:,[{@<])~\/[^\s'"`)\],:}>]+)|(?:\b[A-Za-z]:\\[^\s'"`)\],}>]+)|(?:\\\\[^\s\\'"`]+\\[^\s'"`)\],}>]+)/g;
 
 const hostPaths = new Set<string>();
 let hostPathPattern: RegExp | undefined;
@@ -87,7 +87,11 @@ export function modelSafeErrorMessage(error: unknown, fallback = 'The tool faile
  */
 export function echoValue(value: string, maxChars = MAX_ECHO_CHARS): string {
   const head = value.length > maxChars ? value.slice(0, maxChars) : value;
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes
-  const clean = head.replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, ' ');
+  // Control characters (C0, C1), line and paragraph separators, zero-width and bidi controls.
+  const clean = head.replace(
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes
+    /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g,
+    ' ',
+  );
   return value.length > maxChars ? `${clean}…` : clean;
 }

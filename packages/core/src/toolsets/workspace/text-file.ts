@@ -131,7 +131,7 @@ export async function readPersistedText(
 ): Promise<
   { target: { relative: string; absolute: string }; file: TextFile } | WorkspaceTextError
 > {
-  const absolute = resolveResultHandle(handle, budget, context);
+  const absolute = await resolveResultHandle(handle, budget, context);
   const notFound = {
     ok: false as const,
     error_type: 'not_found' as const,

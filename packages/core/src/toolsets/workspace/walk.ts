@@ -1,5 +1,6 @@
 import { lstat, readdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
+import { isReserved } from '../../util/reserved-dirs.js';
 import { compileGlob, type GlobError } from './search/glob-matcher.js';
 
 /** One entry found while walking a workspace. */
@@ -68,6 +69,7 @@ export async function walkWorkspace(
       visited += 1;
       if (!dirent.isFile() && !dirent.isDirectory()) continue;
       const absolute = path.join(dir, dirent.name);
+      if (isReserved(absolute)) continue;
       const relative = path.relative(root, absolute).split(path.sep).join('/');
       const type = dirent.isFile() ? 'file' : 'directory';
       entries.push({ path: relative, name: dirent.name, absolute, type, size: 0, mtimeNs: 0n });
@@ -82,6 +84,8 @@ export async function walkWorkspace(
       if (visited >= maxEntries) return false;
       visited += 1;
       const absolute = path.join(dir, name);
+      // KsADK's own private folders (saved outputs, memory) are never part of a workspace.
+      if (isReserved(absolute)) continue;
       const relative = path.relative(root, absolute).split(path.sep).join('/');
       const stats = await lstat(absolute, { bigint: true });
       if (stats.isSymbolicLink()) {

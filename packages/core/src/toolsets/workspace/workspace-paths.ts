@@ -1,5 +1,6 @@
 import { lstat, realpath } from 'node:fs/promises';
 import path from 'node:path';
+import { isReserved } from '../../util/reserved-dirs.js';
 import { echoValue } from '../../util/sanitize-message.js';
 
 /** A workspace path that passed every check. */
@@ -115,6 +116,13 @@ export async function resolveWorkspacePath(
       if (options.mustExist)
         return refuse('not_found', `workspace path not found: ${echoValue(shown)}`, shown);
       const absolute = path.join(current, ...segments.slice(index));
+      if (isReserved(absolute)) {
+        return refuse(
+          'path_outside_workspace',
+          `${echoValue(shown)} is inside a folder KsADK keeps private`,
+          shown,
+        );
+      }
       return {
         absolute,
         relative: path.relative(root, absolute).split(path.sep).join('/'),
@@ -170,6 +178,13 @@ export async function resolveWorkspacePath(
       return refuse(
         'not_a_directory',
         `${segments.slice(0, index + 1).join('/')} is not a directory`,
+        shown,
+      );
+    }
+    if (isReserved(current)) {
+      return refuse(
+        'path_outside_workspace',
+        `${echoValue(shown)} is inside a folder KsADK keeps private (saved outputs, memory); read saved outputs through their tool-results:// handle`,
         shown,
       );
     }

@@ -2,6 +2,7 @@ import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import path from 'node:path';
 import type { RE2JS } from 're2js';
+import { isReserved } from '../../../util/reserved-dirs.js';
 import { splitLines } from '../text-lines.js';
 import { walkWorkspace } from '../walk.js';
 import { runBuiltinSearch } from './builtin-search.js';
@@ -154,6 +155,7 @@ async function searchWithRipgrep(
   }
   const results: SearchHit[] = [];
   const paths = [...found.keys()]
+    .filter((relative) => !isReserved(path.join(options.root, relative)))
     .filter(
       (relative) =>
         options.base.kind === 'file' ||

@@ -1,0 +1,33 @@
+import { realpathSync } from 'node:fs';
+import path from 'node:path';
+
+const reserved = new Set<string>();
+
+/**
+ * Reserves a directory the library keeps private state in (the result store, a memory folder, a
+ * skill cache): workspace tools never list, search, read or write inside it, even when a
+ * workspace root contains it (a project folder used as the workspace, say). Process-wide.
+ *
+ * @example
+ * ```ts
+ * reserveDirectory('/srv/app/.agentengine');
+ * ```
+ */
+export function reserveDirectory(dir: string): void {
+  const resolved = path.resolve(dir);
+  reserved.add(resolved);
+  try {
+    reserved.add(realpathSync(resolved));
+  } catch {
+    // Not there yet: its resolved path stands for it until it is reserved again once created.
+  }
+}
+
+/** Whether `absolute` (a real path) is a reserved directory or inside one. */
+export function isReserved(absolute: string): boolean {
+  if (reserved.size === 0) return false;
+  for (const dir of reserved) {
+    if (absolute === dir || absolute.startsWith(dir + path.sep)) return true;
+  }
+  return false;
+}
