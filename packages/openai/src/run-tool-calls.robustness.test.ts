@@ -31,7 +31,9 @@ describe('one bad call never loses the batch', () => {
           const calls = kinds.map((kind, index) =>
             call(
               `call_${index}`,
-              kind === 'unknown_tool' ? 'no_such_tool' : failures.nameOf(kind === 'bad_json' ? 'ok' : kind),
+              kind === 'unknown_tool'
+                ? 'no_such_tool'
+                : failures.nameOf(kind === 'bad_json' ? 'ok' : kind),
               kind === 'bad_json' ? '{"n":' : '{}',
             ),
           );

@@ -55,7 +55,7 @@ export function sessionResultDir(persistDir: string, context: InvocationContext)
 /** A real directory (never a symlink) or `undefined`. */
 async function realDirectory(dir: string): Promise<boolean> {
   const stats = await lstat(dir).catch(() => undefined);
-  return stats !== undefined && stats.isDirectory() && !stats.isSymbolicLink();
+  return stats?.isDirectory() === true && !stats.isSymbolicLink();
 }
 
 /**

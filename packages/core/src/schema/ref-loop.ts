@@ -24,7 +24,8 @@ export function findRefLoop(root: JsonSchema): string | undefined {
     for (const keyword of SAME_VALUE) {
       const branches = node[keyword];
       if (Array.isArray(branches))
-        branches.forEach((branch, i) => next.push([branch, `${pointer}/${keyword}/${i}`]));
+        for (const [i, branch] of branches.entries())
+          next.push([branch, `${pointer}/${keyword}/${i}`]);
     }
     if (isRecord(node['not'])) next.push([node['not'], `${pointer}/not`]);
     for (const [child, where] of next) {
@@ -46,7 +47,8 @@ export function findRefLoop(root: JsonSchema): string | undefined {
     for (const [key, value] of Object.entries(node)) {
       if (isRecord(value)) stack.push([value, `${pointer}/${key}`]);
       else if (Array.isArray(value))
-        value.forEach((item, index) => stack.push([item, `${pointer}/${key}/${index}`]));
+        for (const [index, item] of value.entries())
+          stack.push([item, `${pointer}/${key}/${index}`]);
     }
   }
   return undefined;
