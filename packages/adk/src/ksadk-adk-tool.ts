@@ -4,6 +4,7 @@ import {
   type ApprovalPause,
   approvalPauseFor,
   decideApproval,
+  failedResult,
   geminiToolSchema,
   isApprovalRequired,
   runWithInvocationDefaults,
@@ -58,7 +59,16 @@ export class KsadkAdkTool extends BaseTool {
     return toolContext ? runWithInvocationDefaults(adkDefaults(toolContext), check) : check();
   }
 
-  override async runAsync({ args, toolContext }: RunAsyncToolRequest): Promise<ToolResult> {
+  override async runAsync(request: RunAsyncToolRequest): Promise<ToolResult> {
+    try {
+      return await this.run(request);
+    } catch (error) {
+      // One call's failure is that call's function response, never the whole turn's.
+      return failedResult(error);
+    }
+  }
+
+  private run({ args, toolContext }: RunAsyncToolRequest): Promise<ToolResult> {
     return runWithInvocationDefaults(adkDefaults(toolContext), async () => {
       const callOptions = {
         ...(toolContext.functionCallId ? { callId: toolContext.functionCallId } : {}),

@@ -117,6 +117,7 @@ export {
   type ToolResult,
   toolError,
 } from './gateway/results.js';
+export { failedResult } from './gateway/run-with-timeout.js';
 export {
   type LoadMcpToolsetsOptions,
   loadMcpToolsets,

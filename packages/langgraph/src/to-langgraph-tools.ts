@@ -2,6 +2,7 @@ import {
   type ApprovalPause,
   approvalPauseFor,
   decideApproval,
+  failedResult,
   isApprovalRequired,
   KsadkError,
   langChainToolSchema,
@@ -15,7 +16,7 @@ import {
   tool as langChainTool,
   type ToolRunnableConfig,
 } from '@langchain/core/tools';
-import { interrupt } from '@langchain/langgraph';
+import { interrupt, isGraphBubbleUp } from '@langchain/langgraph';
 
 /** Options for {@link toLangGraphTools}. */
 export interface LangGraphToolsOptions {
@@ -93,9 +94,21 @@ export function toLangGraphTools(
     (tool) =>
       langChainTool(
         async (input: unknown, config: ToolRunnableConfig) => {
-          const result = await runWithInvocationDefaults(threadDefaults(config), () =>
-            runThroughGateway(tool, options.gateway, input, config),
-          );
+          let result: ToolResult;
+          try {
+            result = await runWithInvocationDefaults(threadDefaults(config), () =>
+              runThroughGateway(tool, options.gateway, input, config),
+            );
+          } catch (error) {
+            // The pause (interrupt) and a missing checkpointer must reach LangGraph; anything
+            // else is this call's own result, never the whole step's.
+            if (
+              isGraphBubbleUp(error) ||
+              (KsadkError.isInstance(error) && error.code === 'unsupported')
+            )
+              throw error;
+            result = failedResult(error);
+          }
           return [JSON.stringify(result), result];
         },
         {

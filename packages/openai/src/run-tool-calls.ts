@@ -2,9 +2,8 @@ import {
   type ApprovalRequest,
   approvalPauseFor,
   decideApproval,
+  failedResult,
   isApprovalRequired,
-  KsadkError,
-  modelSafeErrorMessage,
   normalizeOpenAIArguments,
   openAIToolSchema,
   type Tool,
@@ -172,12 +171,12 @@ export async function runToolCalls(
     try {
       return await runOne(call, decision, approvalId);
     } catch (error) {
-      const result: ToolResult = {
-        ok: false,
-        error_type: KsadkError.isInstance(error) ? error.code : 'tool_error',
-        error_message: modelSafeErrorMessage(error),
+      return {
+        callId: call.callId,
+        toolName: call.name,
+        result: failedResult(error),
+        status: 'done',
       };
-      return { callId: call.callId, toolName: call.name, result, status: 'done' };
     }
   };
   const runOne = async (

@@ -18,7 +18,16 @@ export function abortedResult(tool: Tool): ToolErrorResult {
   };
 }
 
-/** The result for anything a tool threw (or returned as an `Error`): a stable type, a model-safe message. */
+/**
+ * The result for anything a tool — or an adapter's own step around it — threw: a stable
+ * `error_type` (a `KsadkError`'s code, else `tool_error`) and a model-safe message. Adapters use
+ * it so one call's failure becomes that call's result, never the batch's.
+ *
+ * @example
+ * ```ts
+ * try { result = await step(); } catch (error) { result = failedResult(error); }
+ * ```
+ */
 export function failedResult(error: unknown): ToolErrorResult {
   return {
     ok: false,
