@@ -59,23 +59,40 @@ export async function walkWorkspace(
   const entries: WalkEntry[] = [];
   const skipped: SkippedEntry[] = [];
   let visited = 0;
-  const light = async (dir: string): Promise<boolean> => {
-    const dirents = (await readdir(dir, { withFileTypes: true })).sort((a, b) =>
-      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
-    );
-    for (const dirent of dirents) {
+  const baseRelative = path.relative(root, base).split(path.sep).join('/');
+  /** The light walk: up to 16 directories read at once (entries come back unordered; callers sort). */
+  const light = async (): Promise<boolean> => {
+    const queue: [dir: string, relative: string][] = [[base, baseRelative]];
+    const running = new Set<Promise<void>>();
+    let complete = true;
+    const read = async (dir: string, relativeDir: string): Promise<void> => {
+      for (const dirent of await readdir(dir, { withFileTypes: true })) {
+        if (visited >= maxEntries) {
+          complete = false;
+          return;
+        }
+        visited += 1;
+        const isFile = dirent.isFile();
+        if (!isFile && !dirent.isDirectory()) continue;
+        const absolute = `${dir}${path.sep}${dirent.name}`;
+        if (isReserved(absolute)) continue;
+        const relative = relativeDir ? `${relativeDir}/${dirent.name}` : dirent.name;
+        const type = isFile ? 'file' : 'directory';
+        entries.push({ path: relative, name: dirent.name, absolute, type, size: 0, mtimeNs: 0n });
+        if (!isFile && options.recursive) queue.push([absolute, relative]);
+      }
+    };
+    while (queue.length > 0 || running.size > 0) {
       options.signal?.throwIfAborted();
-      if (visited >= maxEntries) return false;
-      visited += 1;
-      if (!dirent.isFile() && !dirent.isDirectory()) continue;
-      const absolute = path.join(dir, dirent.name);
-      if (isReserved(absolute)) continue;
-      const relative = path.relative(root, absolute).split(path.sep).join('/');
-      const type = dirent.isFile() ? 'file' : 'directory';
-      entries.push({ path: relative, name: dirent.name, absolute, type, size: 0, mtimeNs: 0n });
-      if (type === 'directory' && options.recursive && !(await light(absolute))) return false;
+      while (queue.length > 0 && running.size < 16 && complete) {
+        const [dir, relative] = queue.shift()!;
+        const task: Promise<void> = read(dir, relative).finally(() => running.delete(task));
+        running.add(task);
+      }
+      if (running.size > 0) await Promise.race(running);
+      if (!complete) queue.length = 0;
     }
-    return true;
+    return complete;
   };
   const visit = async (dir: string): Promise<boolean> => {
     const names = (await readdir(dir)).sort();
@@ -137,7 +154,7 @@ export async function walkWorkspace(
     }
     return true;
   };
-  const complete = await (options.stats === false ? light(base) : visit(base));
+  const complete = await (options.stats === false ? light() : visit(base));
   return { entries, skipped, truncated: !complete };
 }
 

@@ -20,6 +20,10 @@ export interface BuiltinSearchOptions extends Omit<SearchWorkerData, 're2Path'> 
   readonly signal?: AbortSignal | undefined;
 }
 
+/** Threads one search uses at most, and the fewest files worth a thread of their own. */
+const MAX_THREADS = 4;
+const FILES_PER_THREAD = 2_000;
+
 let workerSource: string | undefined;
 let re2Path: Promise<string> | undefined;
 
@@ -51,37 +55,62 @@ export async function runBuiltinSearch(
 ): Promise<BuiltinSearchOutcome> {
   const { deadlineMs, signal, ...data } = options;
   if (data.files.length === 0) return { hits: [], timedOut: false };
-  const [{ Worker }, path] = await Promise.all([import('node:worker_threads'), resolveRe2()]);
-  const hits: SearchHit[] = [];
-  if (signal?.aborted) return { hits, timedOut: true };
-  const worker = new Worker(sourceOfWorker(), {
-    eval: true,
-    workerData: { ...data, re2Path: path } satisfies SearchWorkerData,
-    // Only what the search needs: a small heap, no stdin, its own streams ignored.
-    resourceLimits: { maxOldGenerationSizeMb: 512 },
-    stdout: true,
-    stderr: true,
-  });
+  if (signal?.aborted) return { hits: [], timedOut: true };
+  const [{ Worker }, { availableParallelism }, path] = await Promise.all([
+    import('node:worker_threads'),
+    import('node:os'),
+    resolveRe2(),
+  ]);
+  // Contiguous slices of the (path-ordered) candidates, one per thread, merged back in order.
+  const threads = Math.max(
+    1,
+    Math.min(availableParallelism(), MAX_THREADS, Math.ceil(data.files.length / FILES_PER_THREAD)),
+  );
+  const size = Math.ceil(data.files.length / threads);
+  const slices = Array.from({ length: threads }, (_, index) =>
+    data.files.slice(index * size, (index + 1) * size),
+  );
+  const found: SearchHit[][] = slices.map(() => []);
+  const workers = slices.map(
+    (files) =>
+      new Worker(sourceOfWorker(), {
+        eval: true,
+        workerData: { ...data, files, re2Path: path } satisfies SearchWorkerData,
+        resourceLimits: { maxOldGenerationSizeMb: 512 },
+        stdout: true,
+        stderr: true,
+      }),
+  );
   return new Promise((resolve) => {
     let settled = false;
+    let pending = workers.length;
     const finish = (timedOut: boolean): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
-      void worker.terminate();
-      resolve({ hits, timedOut });
+      for (const worker of workers) void worker.terminate();
+      resolve({ hits: found.flat(), timedOut });
     };
     const onAbort = (): void => finish(true);
     const timer = setTimeout(() => finish(true), deadlineMs);
     signal?.addEventListener('abort', onAbort, { once: true });
-    worker.on('message', (message: SearchWorkerMessage) => {
-      if ('hits' in message) hits.push(...message.hits);
-      else finish(false);
+    workers.forEach((worker, index) => {
+      let done = false;
+      worker.on('message', (message: SearchWorkerMessage) => {
+        if ('hits' in message) found[index]!.push(...message.hits);
+        else if ('done' in message) {
+          done = true;
+          pending -= 1;
+          if (pending === 0) finish(false);
+        }
+      });
+      // A thread that dies before `done` (out of memory, a crash) ends the search with what was
+      // found, marked incomplete.
+      worker.once('error', () => finish(true));
+      worker.once('exit', () => {
+        if (!done) finish(true);
+      });
     });
-    // A worker that dies before `done` (out of memory, a crash) ends the search with what it
-    // found, marked incomplete.
-    worker.once('error', () => finish(true));
-    worker.once('exit', () => finish(true));
   });
 }

@@ -18,8 +18,9 @@ export interface SearchWorkerData {
    */
   readonly prefilter: boolean;
   /**
-   * For literal queries: the text to look for with the engine's native `includes` before any
-   * regex runs (lower-cased when `foldCase`; only offered when lower-casing cannot lose a match).
+   * For ASCII literal queries: the text to look for with the engine's native `includes` in the
+   * raw bytes before any decoding or regex (lower-cased when `foldCase`; only offered when that
+   * cannot lose a match).
    */
   readonly literal?: { readonly needle: string; readonly foldCase: boolean } | undefined;
 }
@@ -65,16 +66,21 @@ export function runSearchWorker(
     } finally {
       if (fd !== undefined) fs.closeSync(fd);
     }
-    if (bytes.length > data.maxFileBytes || bytes.includes(0)) continue;
+    if (bytes.length > data.maxFileBytes) continue;
+    const literal = data.literal;
+    if (literal) {
+      // Bytes read as Latin-1 keep every ASCII byte where it is, so an ASCII needle is found
+      // exactly where it is in the UTF-8 text — without validating files that cannot match.
+      const raw = bytes.toString('latin1');
+      if (!(literal.foldCase ? raw.toLowerCase() : raw).includes(literal.needle)) continue;
+    }
+    if (bytes.includes(0)) continue;
     let text: string;
     try {
       text = decoder.decode(bytes);
     } catch {
       continue;
     }
-    const literal = data.literal;
-    if (literal && !(literal.foldCase ? text.toLowerCase() : text).includes(literal.needle))
-      continue;
     if (!literal && data.prefilter && !matcher.test(text)) continue;
     const lines = splitLines(text);
     const hits: SearchHit[] = [];
