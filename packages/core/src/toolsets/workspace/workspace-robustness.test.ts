@@ -83,12 +83,13 @@ describe('writes racing a directory swap stay inside the root', () => {
       }
     }
     await exited;
-    expect(Number(swaps)).toBeGreaterThan(100);
+    const summary = JSON.stringify({ swaps, outcomes: Object.fromEntries(outcomes) });
+    expect(Number(swaps), summary).toBeGreaterThan(100);
     // Some writes landed, some were refused — none went outside, none left a temporary.
-    expect(outcomes.get('ok') ?? 0).toBeGreaterThan(0);
-    expect(await tree(ws.outside)).toEqual(before);
+    expect(outcomes.get('ok') ?? 0, summary).toBeGreaterThan(0);
+    expect(await tree(ws.outside), `files outside; ${summary}`).toEqual(before);
     const leftovers = (await tree(ws.root)).filter((entry) => entry.includes('.ksadk-'));
-    expect(leftovers).toEqual([]);
+    expect(leftovers, `temporaries left; ${summary}`).toEqual([]);
   }, 30_000);
 });
 
