@@ -1,6 +1,6 @@
 import { createToolGateway } from '@ksadk/core';
 import { createFailureTools, FAILURE_KINDS } from '@ksadk/core/testing';
-import { ToolMessage } from '@langchain/core/messages';
+import { type BaseMessage, ToolMessage } from '@langchain/core/messages';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createKsadkAgent } from './create-ksadk-agent.js';
@@ -29,10 +29,9 @@ describe('one bad call never loses the step (real LangGraph agent)', () => {
             { messages: [{ role: 'user', content: 'go' }] },
             { configurable: { thread_id: `t-${kinds.join('-')}` } },
           );
-          const messages = state.messages.filter((m): m is ToolMessage =>
-            ToolMessage.isInstance(m),
-          );
-          expect(messages.map((m) => m.tool_call_id)).toEqual(calls.map((c) => c.id));
+          const all: BaseMessage[] = state.messages;
+          const messages = all.filter((m): m is ToolMessage => ToolMessage.isInstance(m));
+          expect(messages.map((m: ToolMessage) => m.tool_call_id)).toEqual(calls.map((c) => c.id));
           for (const [index, message] of messages.entries()) {
             const result = JSON.parse(String(message.content)) as { ok: boolean };
             expect(result.ok, kinds[index]).toBe(kinds[index] === 'ok');
