@@ -2,11 +2,10 @@ import { BaseTool, type Context, type RunAsyncToolRequest } from '@google/adk';
 import type { FunctionDeclaration } from '@google/genai';
 import {
   type ApprovalPause,
-  approvalPauseFor,
-  decideApproval,
   failedResult,
   geminiToolSchema,
-  isApprovalRequired,
+  invokeWithApproval,
+  PAUSED,
   runWithInvocationDefaults,
   type Tool,
   type ToolGateway,
@@ -70,36 +69,29 @@ export class KsadkAdkTool extends BaseTool {
 
   private run({ args, toolContext }: RunAsyncToolRequest): Promise<ToolResult> {
     return runWithInvocationDefaults(adkDefaults(toolContext), async () => {
-      const callOptions = {
+      const outcome = await invokeWithApproval(this.gateway, this.ksadkTool, args, {
         ...(toolContext.functionCallId ? { callId: toolContext.functionCallId } : {}),
         ...(toolContext.abortSignal ? { signal: toolContext.abortSignal } : {}),
-      };
-      const result = await this.gateway.invoke(this.ksadkTool, args, callOptions);
-      if (!isApprovalRequired(result)) return result;
-      const confirmation = toolContext.toolConfirmation;
-      if (confirmation) {
-        const payload = confirmation.payload as { reason?: unknown } | undefined;
-        const reason = typeof payload?.reason === 'string' ? { reason: payload.reason } : {};
-        const grant = await decideApproval(this.gateway, result.approval_request.id, {
-          type: confirmation.confirmed === true ? 'approve' : 'reject',
-          ...reason,
-        });
-        return this.gateway.invoke(this.ksadkTool, args, {
-          ...callOptions,
-          ...(grant ? { approval: grant } : {}),
-        });
-      }
-      const payload: KsadkConfirmationPayload = await approvalPauseFor(
-        this.gateway,
-        result,
-        toolContext.functionCallId,
-      );
-      toolContext.requestConfirmation({
-        hint: `Approve or reject ${this.name} (${result.approval_request.risk_level} risk).`,
-        payload,
+        decide: (pause) => {
+          // Resumed: ADK hands back the confirmation the human gave.
+          const confirmation = toolContext.toolConfirmation;
+          if (confirmation) {
+            const payload = confirmation.payload as { reason?: unknown } | undefined;
+            return {
+              type: confirmation.confirmed === true ? 'approve' : 'reject',
+              ...(typeof payload?.reason === 'string' ? { reason: payload.reason } : {}),
+            };
+          }
+          const payloadOut: KsadkConfirmationPayload = pause;
+          toolContext.requestConfirmation({
+            hint: `Approve or reject ${this.name} (${pause.approval_request.risk_level} risk).`,
+            payload: payloadOut,
+          });
+          toolContext.actions.skipSummarization = true;
+          return PAUSED;
+        },
       });
-      toolContext.actions.skipSummarization = true;
-      return result;
+      return outcome.result;
     });
   }
 }

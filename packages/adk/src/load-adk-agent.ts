@@ -1,18 +1,17 @@
 import { BaseTool, type LlmAgent } from '@google/adk';
 import {
   type AgentAssembly,
-  type AssembleAgentToolsOptions,
-  assembleAgentTools,
-  createToolGateway,
+  type LoadAgentToolsOptions,
+  loadAgentTools,
   type ToolGateway,
 } from '@ksadk/core';
 import { toAdkTools } from './to-adk-tools.js';
 
-/** Options for {@link loadAdkAgent}: what to assemble, and the gateway to run it through. */
-export interface LoadAdkAgentOptions extends AssembleAgentToolsOptions {
-  /** @default a new gateway (approval mode from `KSADK_TOOL_APPROVAL_MODE`, else `risk`) */
-  gateway?: ToolGateway;
-}
+/**
+ * Options for {@link loadAdkAgent}: core's `loadAgentTools` options — what to assemble, the
+ * gateway, and whether sources default from the environment (they do unless `environment: false`).
+ */
+export type LoadAdkAgentOptions = LoadAgentToolsOptions;
 
 /** What {@link loadAdkAgent} did. */
 export interface AdkAgentLoad {
@@ -46,15 +45,14 @@ export async function loadAdkAgent(
   agent: LlmAgent,
   options: LoadAdkAgentOptions = {},
 ): Promise<AdkAgentLoad> {
-  const { gateway = createToolGateway(), ...assemble } = options;
-  const assembly = await assembleAgentTools(assemble);
-  const warnings = [...assembly.warnings];
+  const { assembly, gateway, instructions, ...load } = await loadAgentTools(options);
+  const warnings = [...load.warnings];
   const taken = new Set(
     agent.tools
       .filter((tool): tool is BaseTool => tool instanceof BaseTool)
       .map((tool) => tool.name),
   );
-  for (const tool of toAdkTools(assembly.tools, { gateway })) {
+  for (const tool of toAdkTools(load.tools, { gateway })) {
     if (taken.has(tool.name)) {
       warnings.push(`${tool.name} is left out: the agent already has a tool with that name`);
       continue;
@@ -62,8 +60,8 @@ export async function loadAdkAgent(
     taken.add(tool.name);
     agent.tools.push(tool);
   }
-  if (assembly.instructions) {
-    const text = assembly.instructions;
+  if (instructions) {
+    const text = instructions;
     const addInstructions: BeforeModel = ({ request }) => {
       request.config ??= {};
       const config = request.config;
@@ -82,5 +80,5 @@ export async function loadAdkAgent(
     const list = existing === undefined ? [] : Array.isArray(existing) ? existing : [existing];
     agent.beforeModelCallback = [addInstructions as never, ...list];
   }
-  return { agent, assembly, gateway, warnings, close: () => assembly.close() };
+  return { agent, assembly, gateway, warnings, close: load.close };
 }

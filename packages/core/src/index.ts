@@ -45,6 +45,11 @@ export {
 export { DISPATCHER_ALIAS, DISPATCHER_NAME, TOOL_SEARCH_NAME } from './catalog/catalog-tools.js';
 export type { ExternalToolSpec, RegisterExternalToolsOptions } from './catalog/external-tools.js';
 export {
+  type AgentToolsLoad,
+  type LoadAgentToolsOptions,
+  loadAgentTools,
+} from './catalog/load-agent-tools.js';
+export {
   createToolCatalog,
   DEFAULT_GROUP_ORDER,
   FOCUSED_TOOL_NAMES,
@@ -76,6 +81,12 @@ export {
   parseApprovalMode,
 } from './gateway/approval-mode.js';
 export { type ApprovalPause, approvalPauseFor } from './gateway/approval-pause.js';
+export {
+  type ApprovalRoundTripOptions,
+  type ApprovalRoundTripOutcome,
+  invokeWithApproval,
+  PAUSED,
+} from './gateway/approval-round-trip.js';
 export {
   type ApprovalQuota,
   type ApprovalRecord,

@@ -1,8 +1,7 @@
 import {
   type AgentAssembly,
-  type AssembleAgentToolsOptions,
-  assembleAgentTools,
-  createToolGateway,
+  type LoadAgentToolsOptions,
+  loadAgentTools,
   type ToolGateway,
 } from '@ksadk/core';
 import type { DynamicStructuredTool } from '@langchain/core/tools';
@@ -12,16 +11,20 @@ import type { AgentMiddleware, createAgent } from 'langchain';
 import { createKsadkMiddleware } from './ksadk-middleware.js';
 import { toLangGraphTools } from './to-langgraph-tools.js';
 
-/** Options for {@link loadLangGraphTools}: what to assemble, and the gateway to run it through. */
-export interface LoadLangGraphToolsOptions extends AssembleAgentToolsOptions {
-  /** @default a new gateway (approval mode from `KSADK_TOOL_APPROVAL_MODE`, else `risk`) */
-  gateway?: ToolGateway;
-}
+/**
+ * Options for {@link loadLangGraphTools}: core's `loadAgentTools` options — what to assemble, the
+ * gateway, and whether sources default from the environment (they do unless `environment: false`).
+ */
+export type LoadLangGraphToolsOptions = LoadAgentToolsOptions;
 
 /** Assembled tools ready for LangGraph. */
 export interface LangGraphToolsLoad {
   /** LangChain tools in assembly order. */
   readonly tools: DynamicStructuredTool[];
+  /** The skill manifest to add to the system prompt, or `''`. */
+  readonly instructions: string;
+  /** Every clash, skipped source, configuration problem and overridden variable. */
+  readonly warnings: readonly string[];
   readonly assembly: AgentAssembly;
   readonly gateway: ToolGateway;
   /** Releases MCP sessions. */
@@ -40,14 +43,8 @@ export interface LangGraphToolsLoad {
 export async function loadLangGraphTools(
   options: LoadLangGraphToolsOptions = {},
 ): Promise<LangGraphToolsLoad> {
-  const { gateway = createToolGateway(), ...assemble } = options;
-  const assembly = await assembleAgentTools(assemble);
-  return {
-    tools: toLangGraphTools(assembly.tools, { gateway }),
-    assembly,
-    gateway,
-    close: () => assembly.close(),
-  };
+  const load = await loadAgentTools(options);
+  return { ...load, tools: toLangGraphTools(load.tools, { gateway: load.gateway }) };
 }
 
 /** Options for {@link createKsadkAgent}. */
@@ -69,6 +66,8 @@ export interface KsadkAgent {
   readonly agent: ReturnType<typeof createAgent>;
   readonly assembly: AgentAssembly;
   readonly gateway: ToolGateway;
+  /** Every clash, skipped source, configuration problem and overridden variable. */
+  readonly warnings: readonly string[];
   close(): Promise<void>;
 }
 
@@ -85,8 +84,9 @@ export interface KsadkAgent {
  */
 export async function createKsadkAgent(options: CreateKsadkAgentOptions): Promise<KsadkAgent> {
   const { model, systemPrompt, checkpointer, middleware = [], name, ...load } = options;
-  const { tools, assembly, gateway, close } = await loadLangGraphTools(load);
-  const prompt = [systemPrompt?.trim(), assembly.instructions].filter(Boolean).join('\n\n');
+  const { tools, assembly, gateway, instructions, warnings, close } =
+    await loadLangGraphTools(load);
+  const prompt = [systemPrompt?.trim(), instructions].filter(Boolean).join('\n\n');
   // `langchain` is loaded here, on first use, so importing @ksadk/langgraph stays cheap.
   const { createAgent } = await import('langchain');
   const agent = createAgent({
@@ -97,5 +97,5 @@ export async function createKsadkAgent(options: CreateKsadkAgentOptions): Promis
     middleware: [await createKsadkMiddleware(), ...middleware],
     ...(name ? { name } : {}),
   });
-  return { agent, assembly, gateway, close };
+  return { agent, assembly, gateway, warnings, close };
 }

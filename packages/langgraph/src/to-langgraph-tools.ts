@@ -1,9 +1,7 @@
 import {
   type ApprovalPause,
-  approvalPauseFor,
-  decideApproval,
   failedResult,
-  isApprovalRequired,
+  invokeWithApproval,
   KsadkError,
   langChainToolSchema,
   runWithInvocationDefaults,
@@ -47,25 +45,24 @@ async function runThroughGateway(
   config: ToolRunnableConfig,
 ): Promise<ToolResult> {
   const callId = config.toolCall?.id ?? (config as { toolCallId?: string }).toolCallId;
-  const callOptions = {
+  const outcome = await invokeWithApproval(gateway, tool, input, {
     ...(callId ? { callId } : {}),
     ...(config.signal ? { signal: config.signal } : {}),
-  };
-  const result = await gateway.invoke(tool, input, callOptions);
-  if (!isApprovalRequired(result)) return result;
-  if (!hasCheckpointer(config)) {
-    throw new KsadkError(
-      'unsupported',
-      `Tool "${tool.name}" needs a human decision, and LangGraph can only pause for one with a checkpointer. ` +
-        'Create the agent with a checkpointer (for example new MemorySaver()) and run it with a thread_id.',
-      { details: { tool: tool.name } },
-    );
-  }
-  // Side effects happen only after this point: LangGraph re-runs the tool from the start on
-  // resume, and the gateway hands back the same pending request until it is decided.
-  const decision = interrupt(await approvalPauseFor(gateway, result, callId));
-  const grant = await decideApproval(gateway, result.approval_request.id, decision);
-  return gateway.invoke(tool, input, { ...callOptions, ...(grant ? { approval: grant } : {}) });
+    // LangGraph re-runs the tool from the start on resume; the gateway hands back the same pending
+    // request until it is decided, so the side effect happens only after the decision.
+    decide: (pause) => {
+      if (!hasCheckpointer(config)) {
+        throw new KsadkError(
+          'unsupported',
+          `Tool "${tool.name}" needs a human decision, and LangGraph can only pause for one with a checkpointer. ` +
+            'Create the agent with a checkpointer (for example new MemorySaver()) and run it with a thread_id.',
+          { details: { tool: tool.name } },
+        );
+      }
+      return interrupt(pause);
+    },
+  });
+  return outcome.result;
 }
 
 /**

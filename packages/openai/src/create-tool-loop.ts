@@ -1,8 +1,8 @@
 import {
   type AgentAssembly,
-  type AssembleAgentToolsOptions,
-  assembleAgentTools,
-  createToolGateway,
+  KsadkError,
+  type LoadAgentToolsOptions,
+  loadAgentTools,
   type Tool,
   type ToolGateway,
 } from '@ksadk/core';
@@ -105,7 +105,7 @@ export function createToolLoop(client: OpenAI, options: ToolLoopOptions): ToolLo
         ...(definitions.length > 0 ? { tools: definitions as never } : {}),
       });
       const message = completion.choices[0]?.message;
-      if (!message) throw new Error('The model returned no choice.');
+      if (!message) throw new KsadkError('internal', 'The model returned no choice.');
       chat.push(message);
       if (!message.tool_calls?.length)
         return { status: 'completed', output: message.content ?? '', messages, turns: turns + 1 };
@@ -143,16 +143,20 @@ export function createToolLoop(client: OpenAI, options: ToolLoopOptions): ToolLo
   };
 }
 
-/** Options for {@link loadOpenAITools}. */
-export interface LoadOpenAIToolsOptions extends AssembleAgentToolsOptions {
-  /** @default a new gateway */
-  gateway?: ToolGateway;
-}
+/**
+ * Options for {@link loadOpenAITools}: core's `loadAgentTools` options — what to assemble, the
+ * gateway, and whether sources default from the environment (they do unless `environment: false`).
+ */
+export type LoadOpenAIToolsOptions = LoadAgentToolsOptions;
 
 /** Assembled tools for OpenAI function calling. */
 export interface OpenAIToolsLoad {
   /** The assembled KsADK tools, in order (for `runToolCalls` / `createToolLoop`). */
   readonly tools: readonly Tool[];
+  /** The skill manifest: pass it as `createToolLoop`'s `instructions` (with your own). */
+  readonly instructions: string;
+  /** Every clash, skipped source, configuration problem and overridden variable. */
+  readonly warnings: readonly string[];
   readonly assembly: AgentAssembly;
   readonly gateway: ToolGateway;
   /** Releases MCP sessions. */
@@ -161,13 +165,10 @@ export interface OpenAIToolsLoad {
 
 /**
  * Assembles the tools (own → memory → skills → built-ins → MCP → A2A) for OpenAI function calling.
- * Pass `tools` and `gateway` to {@link createToolLoop}, and `assembly.instructions` as its
- * `instructions`.
+ * Pass `tools` and `gateway` to {@link createToolLoop}, and `instructions` as its `instructions`.
  */
 export async function loadOpenAITools(
   options: LoadOpenAIToolsOptions = {},
 ): Promise<OpenAIToolsLoad> {
-  const { gateway = createToolGateway(), ...assemble } = options;
-  const assembly = await assembleAgentTools(assemble);
-  return { tools: assembly.tools, assembly, gateway, close: () => assembly.close() };
+  return loadAgentTools(options);
 }

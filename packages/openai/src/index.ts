@@ -9,13 +9,13 @@ export {
   type ToolLoopResult,
 } from './create-tool-loop.js';
 export {
+  type BatchedToolCall,
   type OpenAIToolCall,
   type PendingToolCall,
   type RunToolCallsOptions,
   runToolCalls,
   type ToolCallBatch,
   type ToolCallDecision,
-  type ToolCallOutcome,
 } from './run-tool-calls.js';
 export {
   type OpenAIApi,

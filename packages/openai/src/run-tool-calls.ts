@@ -1,11 +1,12 @@
 import {
   type ApprovalRequest,
-  approvalPauseFor,
-  decideApproval,
   failedResult,
+  invokeWithApproval,
   isApprovalRequired,
   normalizeOpenAIArguments,
   openAIToolSchema,
+  PAUSED,
+  parseModelArguments,
   type Tool,
   type ToolGateway,
   type ToolResult,
@@ -35,7 +36,7 @@ export interface RunToolCallsOptions {
 }
 
 /** One call's outcome. */
-export interface ToolCallOutcome {
+export interface BatchedToolCall {
   callId: string;
   toolName: string;
   /** The gateway's result (an `approval_required` envelope while pending). */
@@ -59,7 +60,7 @@ export type ToolCallDecision = unknown;
 /** The result of running one assistant turn's tool calls. */
 export interface ToolCallBatch {
   /** Every call, in the model's order. */
-  readonly calls: readonly ToolCallOutcome[];
+  readonly calls: readonly BatchedToolCall[];
   /** Calls waiting for a decision. Send nothing to the model until this is empty. */
   readonly pending: readonly PendingToolCall[];
   /** True when every call has an output. */
@@ -94,12 +95,12 @@ function normalizeCall(call: OpenAIToolCall): NormalizedCall {
 
 function batchOf(
   calls: NormalizedCall[],
-  outcomes: ToolCallOutcome[],
+  outcomes: BatchedToolCall[],
   run: (
     call: NormalizedCall,
     decision?: ToolCallDecision,
     approvalId?: string,
-  ) => Promise<ToolCallOutcome>,
+  ) => Promise<BatchedToolCall>,
 ): ToolCallBatch {
   const pending = outcomes.flatMap((outcome) =>
     outcome.status === 'pending' && outcome.approvalRequest
@@ -167,7 +168,7 @@ export async function runToolCalls(
     call: NormalizedCall,
     decision?: ToolCallDecision,
     approvalId?: string,
-  ): Promise<ToolCallOutcome> => {
+  ): Promise<BatchedToolCall> => {
     try {
       return await runOne(call, decision, approvalId);
     } catch (error) {
@@ -183,7 +184,7 @@ export async function runToolCalls(
     call: NormalizedCall,
     decision?: ToolCallDecision,
     approvalId?: string,
-  ): Promise<ToolCallOutcome> => {
+  ): Promise<BatchedToolCall> => {
     const tool = byName.get(call.name);
     if (!tool) {
       const result: ToolResult = {
@@ -194,31 +195,22 @@ export async function runToolCalls(
       return { callId: call.callId, toolName: call.name, result, status: 'done' };
     }
     const args = parseArguments(tool, call.arguments, strict);
-    const callOptions = {
+    const outcome = await invokeWithApproval(options.gateway, tool, args, {
       callId: call.callId,
       ...(options.signal ? { signal: options.signal } : {}),
-    };
-    let result = await options.gateway.invoke(tool, args, callOptions);
-    if (
-      decision !== undefined &&
-      isApprovalRequired(result) &&
-      result.approval_request.id === approvalId
-    ) {
-      const grant = await decideApproval(options.gateway, approvalId, decision);
-      result = await options.gateway.invoke(tool, args, {
-        ...callOptions,
-        ...(grant ? { approval: grant } : {}),
-      });
+      // The host's decision applies only to the very request it was given for.
+      decide: (pause) =>
+        decision !== undefined && pause.approval_request.id === approvalId ? decision : PAUSED,
+    });
+    if (outcome.status === 'done') {
+      return { callId: call.callId, toolName: tool.name, result: outcome.result, status: 'done' };
     }
-    if (!isApprovalRequired(result))
-      return { callId: call.callId, toolName: tool.name, result, status: 'done' };
-    const pause = await approvalPauseFor(options.gateway, result, call.callId);
     return {
       callId: call.callId,
       toolName: tool.name,
-      result,
+      result: outcome.result,
       status: 'pending',
-      approvalRequest: pause.approval_request,
+      approvalRequest: outcome.pause.approval_request,
     };
   };
   const normalized = calls.map(normalizeCall);
@@ -226,14 +218,12 @@ export async function runToolCalls(
   return batchOf(normalized, outcomes, run);
 }
 
-/** Parses the model's JSON arguments; invalid JSON is left as the string for the gateway to reject. */
+/**
+ * The model's JSON arguments through core's one parser, with strict-mode nulls turned back into
+ * absent fields; what cannot be parsed is left as the string for the gateway to refuse.
+ */
 function parseArguments(tool: Tool, raw: string, strict: boolean): unknown {
-  if (raw.trim() === '') return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    return raw;
-  }
-  return normalizeOpenAIArguments(tool, parsed, strict && openAIToolSchema(tool).strict);
+  const parsed = parseModelArguments(raw);
+  if (!parsed.ok) return raw;
+  return normalizeOpenAIArguments(tool, parsed.args, strict && openAIToolSchema(tool).strict);
 }

@@ -15,7 +15,12 @@ import {
   memoryToolsetFromEnv,
 } from '../toolsets/memory/index.js';
 import { modelSafeErrorMessage } from '../util/sanitize-message.js';
-import { createToolCatalog, type ToolCatalog, type ToolCatalogOptions } from './tool-catalog.js';
+import {
+  createToolCatalog,
+  isToolCatalog,
+  type ToolCatalog,
+  type ToolCatalogOptions,
+} from './tool-catalog.js';
 
 /** Where a tool of an assembly came from, in load order. */
 export type ToolSource = 'own' | 'memory' | 'skills' | 'builtin' | 'mcp' | 'a2a';
@@ -92,7 +97,7 @@ export async function assembleAgentTools(
   options: AssembleAgentToolsOptions = {},
 ): Promise<AgentAssembly> {
   const warnings: string[] = [];
-  const catalog = isCatalog(options.catalog)
+  const catalog = isToolCatalog(options.catalog)
     ? options.catalog
     : createToolCatalog(options.catalog ?? {});
   const ordered: Tool[] = [];
@@ -221,14 +226,6 @@ function isLoadResult(value: unknown): value is McpLoadResult {
   );
 }
 
-function isCatalog(value: unknown): value is ToolCatalog {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as ToolCatalog).getAgentEngineTools === 'function'
-  );
-}
-
 /** Options for {@link assembleAgentToolsFromEnv}: code parts the environment cannot express. */
 export interface AssembleFromEnvOptions {
   /** The agent's own tools. */
@@ -262,7 +259,7 @@ export async function assembleAgentToolsFromEnv(
     ...(options.tools ? { tools: options.tools } : {}),
     memory: memory.tools.length > 0 ? memory.tools : false,
     ...(options.skills ? { skills: options.skills } : {}),
-    catalog: isCatalog(options.catalog)
+    catalog: isToolCatalog(options.catalog)
       ? options.catalog
       : createToolCatalog({ env, ...(options.catalog ?? {}) }),
     mcp,

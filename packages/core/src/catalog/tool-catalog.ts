@@ -97,6 +97,15 @@ export interface ToolCatalog {
   externalTools(): Tool[];
 }
 
+/** True for a {@link ToolCatalog} (as opposed to the options for one). */
+export function isToolCatalog(value: unknown): value is ToolCatalog {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as ToolCatalog).getAgentEngineTools === 'function'
+  );
+}
+
 const isTool = (value: Tool | ExternalToolSpec): value is Tool =>
   typeof (value as Tool).execute === 'function' &&
   ((value as Tool).kind === 'zod' || (value as Tool).kind === 'json-schema');

@@ -1,0 +1,107 @@
+import { createToolGateway } from '../gateway/create-tool-gateway.js';
+import type { ToolGateway } from '../gateway/gateway-types.js';
+import { loadMcpToolsetsFromEnv } from '../mcp/load-mcp-toolsets.js';
+import { MCP_ENV } from '../mcp/mcp-config.js';
+import type { Tool } from '../tool/tool.js';
+import { MEMORY_ENV, memoryToolsetFromEnv } from '../toolsets/memory/index.js';
+import {
+  type AgentAssembly,
+  type AssembleAgentToolsOptions,
+  assembleAgentTools,
+} from './assemble-agent-tools.js';
+import { BUILTIN_TOOLS_ENV } from './catalog-modes.js';
+import { createToolCatalog, isToolCatalog } from './tool-catalog.js';
+
+/** Options for {@link loadAgentTools}: what to assemble, the gateway, and the environment. */
+export interface LoadAgentToolsOptions extends AssembleAgentToolsOptions {
+  /** The gateway every call goes through. @default `createToolGateway({ env })` */
+  gateway?: ToolGateway;
+  /**
+   * Fill every source left out of the options from its environment variables — built-ins
+   * (`KSADK_BUILTIN_TOOLS_MODE`, `KSADK_BUILTIN_TOOLS_PROFILE`), memory (`KSADK_LTM_BACKEND`,
+   * `KSADK_LTM_DIR`) and MCP (`KSADK_MCP_SERVERS`, `KSADK_ENABLE_MCP_TOOLS`). `false` reads none.
+   * @default true
+   */
+  environment?: boolean;
+  /** The environment to read. @default process.env */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** What {@link loadAgentTools} loaded: everything an adapter needs to inject. */
+export interface AgentToolsLoad {
+  /** own → memory → skills → built-ins → MCP → A2A, names unique. */
+  readonly tools: readonly Tool[];
+  /** Text to add to the agent's instructions (the skill manifest), or `''`. */
+  readonly instructions: string;
+  /** Every clash, skipped source, configuration problem and overridden variable. */
+  readonly warnings: readonly string[];
+  readonly assembly: AgentAssembly;
+  readonly gateway: ToolGateway;
+  /** Releases MCP sessions (and anything else the load opened). Call when the agent retires. */
+  close(): Promise<void>;
+}
+
+const set = (env: NodeJS.ProcessEnv, name: string): boolean => Boolean(env[name]?.trim());
+
+/**
+ * The one loader every adapter calls when an agent loads (never per request): the assembly
+ * (own → memory → skills → built-ins → MCP → A2A), defaults for every source from the
+ * environment — the same way in every framework — the instructions, the gateway and `close`.
+ * An option always wins over its variable; when both are given, a warning says the variable was
+ * overridden.
+ *
+ * @example
+ * ```ts
+ * const load = await loadAgentTools({ tools: [writeNote] }); // + KSADK_MCP_SERVERS, KSADK_LTM_BACKEND…
+ * console.log(load.warnings);
+ * ```
+ */
+export async function loadAgentTools(options: LoadAgentToolsOptions = {}): Promise<AgentToolsLoad> {
+  const { gateway: given, environment = true, env = process.env, ...assemble } = options;
+  const gateway = given ?? createToolGateway({ env });
+  const warnings: string[] = [];
+  const overridden = (option: string, variables: readonly string[]): void => {
+    for (const name of variables)
+      if (set(env, name)) warnings.push(`${name} is set but the ${option} option overrides it`);
+  };
+  const options_: AssembleAgentToolsOptions = {
+    ...assemble,
+    catalog: isToolCatalog(assemble.catalog)
+      ? assemble.catalog
+      : createToolCatalog({ env, ...(assemble.catalog ?? {}) }),
+  };
+
+  if (assemble.builtins !== undefined) overridden('builtins', Object.values(BUILTIN_TOOLS_ENV));
+  else if (!environment) options_.builtins = false;
+
+  if (assemble.memory !== undefined) overridden('memory', [MEMORY_ENV.backend, MEMORY_ENV.dir]);
+  else if (environment) {
+    const memory = memoryToolsetFromEnv({ env });
+    warnings.push(...memory.problems);
+    if (memory.tools.length > 0) options_.memory = memory.tools;
+  }
+
+  let fromEnvMcp: Awaited<ReturnType<typeof loadMcpToolsetsFromEnv>> | undefined;
+  if (assemble.mcp !== undefined) overridden('mcp', [MCP_ENV.servers]);
+  else if (environment) {
+    fromEnvMcp = await loadMcpToolsetsFromEnv({ env, strict: assemble.strict ?? false });
+    options_.mcp = fromEnvMcp;
+  }
+
+  let assembly: AgentAssembly;
+  try {
+    assembly = await assembleAgentTools(options_);
+  } catch (error) {
+    await fromEnvMcp?.close();
+    throw error;
+  }
+  const all = Object.freeze([...warnings, ...assembly.warnings]);
+  return {
+    tools: assembly.tools,
+    instructions: assembly.instructions,
+    warnings: all,
+    assembly,
+    gateway,
+    close: () => assembly.close(),
+  };
+}
