@@ -129,6 +129,7 @@ export {
   toolError,
 } from './gateway/results.js';
 export { failedResult } from './gateway/run-with-timeout.js';
+export { TOOL_ERROR_TYPES, type ToolErrorType } from './gateway/tool-error-types.js';
 export {
   type LoadMcpToolsetsOptions,
   loadMcpToolsets,

@@ -15,12 +15,8 @@ export type KsadkErrorCode =
   | 'approval_not_found'
   /** An account or session has too many open approval requests (or the store is full). */
   | 'approval_quota_exceeded'
-  /** An approval grant is malformed or its signature does not verify. */
-  | 'invalid_approval_grant'
   /** A framework adapter was used in a way its framework cannot support. */
   | 'unsupported'
-  /** A schema could not be converted for a target. */
-  | 'invalid_schema'
   /** Anything else raised by KsADK itself. */
   | 'internal';
 

@@ -1,5 +1,6 @@
 import type { PersistedOutput } from '../budget/result-budget.js';
 import type { RiskLevel } from '../tool/policy.js';
+import type { ToolErrorType } from './tool-error-types.js';
 
 /** Every tool result is a JSON object with `ok`. */
 export type ToolResult = { ok: boolean } & Record<string, unknown>;
@@ -7,7 +8,8 @@ export type ToolResult = { ok: boolean } & Record<string, unknown>;
 /** A failure the model can read: a stable `error_type` and a short message. */
 export interface ToolErrorResult {
   ok: false;
-  error_type: string;
+  /** One of KsADK's {@link ToolErrorType}s, or a tool's own. */
+  error_type: ToolErrorType | (string & {});
   error_message: string;
   [key: string]: unknown;
 }
@@ -92,7 +94,7 @@ export function isApprovalRejected(value: unknown): value is ApprovalRejectedRes
 
 /** Builds `{ ok: false, error_type, error_message, ...extra }`. */
 export function toolError(
-  errorType: string,
+  errorType: ToolErrorType | (string & {}),
   errorMessage: string,
   extra: Record<string, unknown> = {},
 ): ToolErrorResult {

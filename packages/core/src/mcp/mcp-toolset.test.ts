@@ -269,7 +269,7 @@ describe('an MCP toolset against a real server', () => {
     const { tools } = await load([{ name: 's', url: server.url, timeout_ms: 100 }]);
     expect(await gateway.invoke(byName(tools, 'slow'), {})).toMatchObject({
       ok: false,
-      error_type: 'mcp_timeout',
+      error_type: 'tool_timeout',
       retryable: true,
     });
   });

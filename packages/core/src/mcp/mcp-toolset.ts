@@ -241,7 +241,7 @@ export function createMcpToolset(
       if (timedOut(error)) {
         return {
           ok: false,
-          error_type: 'mcp_timeout',
+          error_type: 'tool_timeout',
           error_message: `MCP server ${config.name} did not answer within ${config.timeout_ms} ms.`,
           retryable: true,
         };
