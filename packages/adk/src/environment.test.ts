@@ -30,4 +30,10 @@ describe('loadAdkAgent reads the environment like every adapter', () => {
       'KSADK_MCP_SERVERS is set but the mcp option overrides it',
     );
   });
+  it('refuses an unknown option key, naming the intended one', async () => {
+    const agent = new LlmAgent({ name: 'strict', model: new ScriptedLlm([]) });
+    await expect(loadAdkAgent(agent, { mpc: [] } as never)).rejects.toThrowError(
+      /no option "mpc" — did you mean "mcp"/,
+    );
+  });
 });

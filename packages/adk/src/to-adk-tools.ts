@@ -1,4 +1,4 @@
-import type { Tool, ToolGateway } from '@ksadk/core';
+import { checkOptions, type Tool, type ToolGateway } from '@ksadk/core';
 import { KsadkAdkTool } from './ksadk-adk-tool.js';
 
 /** Options for {@link toAdkTools}. */
@@ -18,5 +18,6 @@ export interface AdkToolsOptions {
  * ```
  */
 export function toAdkTools(tools: readonly Tool[], options: AdkToolsOptions): KsadkAdkTool[] {
+  checkOptions(options, ['gateway'], 'toAdkTools()');
   return tools.map((tool) => new KsadkAdkTool(tool, options.gateway));
 }

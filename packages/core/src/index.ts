@@ -66,6 +66,7 @@ export {
   runWithInvocationContext,
   runWithInvocationDefaults,
 } from './context/invocation-context.js';
+export { checkOptions } from './errors/check-options.js';
 export { KsadkError, type KsadkErrorCode, type KsadkErrorOptions } from './errors/ksadk-error.js';
 export {
   type ApprovalDecision,

@@ -37,4 +37,9 @@ describe('createKsadkAgent reads the environment like every adapter', () => {
       'KSADK_MCP_SERVERS is set but the mcp option overrides it',
     );
   });
+  it('refuses an unknown option key, naming the intended one', async () => {
+    await expect(
+      createKsadkAgent({ model: new ScriptedChatModel([]), tool: [] } as never),
+    ).rejects.toThrowError(/no option "tool" — did you mean "tools"/);
+  });
 });

@@ -1,5 +1,6 @@
 import {
   type ApprovalPause,
+  checkOptions,
   failedResult,
   invokeWithApproval,
   KsadkError,
@@ -87,6 +88,7 @@ export function toLangGraphTools(
   tools: readonly Tool[],
   options: LangGraphToolsOptions,
 ): DynamicStructuredTool[] {
+  checkOptions(options, ['gateway'], 'toLangGraphTools()');
   return tools.map(
     (tool) =>
       langChainTool(

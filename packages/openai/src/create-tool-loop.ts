@@ -1,5 +1,6 @@
 import {
   type AgentAssembly,
+  checkOptions,
   KsadkError,
   type LoadAgentToolsOptions,
   loadAgentTools,
@@ -71,6 +72,11 @@ export interface ToolLoop {
  * ```
  */
 export function createToolLoop(client: OpenAI, options: ToolLoopOptions): ToolLoop {
+  checkOptions(
+    options,
+    ['model', 'tools', 'gateway', 'api', 'strict', 'instructions', 'maxTurns', 'request'],
+    'createToolLoop()',
+  );
   const api = options.api ?? 'chat';
   const strict = options.strict !== false;
   const maxTurns = options.maxTurns ?? 10;

@@ -30,4 +30,10 @@ describe('loadOpenAITools reads the environment like every adapter', () => {
       'KSADK_MCP_SERVERS is set but the mcp option overrides it',
     );
   });
+  it('refuses an unknown option key, naming the intended one', async () => {
+    await expect(loadOpenAITools({ builtin: false } as never)).rejects.toThrowError(
+      /no option "builtin" — did you mean "builtins"/,
+    );
+    expect(() => toOpenAITools([], { api: 'chat', stric: true } as never)).toThrowError(/strict/);
+  });
 });

@@ -1,5 +1,6 @@
 import {
   type ApprovalRequest,
+  checkOptions,
   failedResult,
   invokeWithApproval,
   isApprovalRequired,
@@ -161,6 +162,7 @@ export async function runToolCalls(
   calls: readonly OpenAIToolCall[],
   options: RunToolCallsOptions,
 ): Promise<ToolCallBatch> {
+  checkOptions(options, ['tools', 'gateway', 'strict', 'signal'], 'runToolCalls()');
   const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
   const strict = options.strict !== false;
   /** One call, whatever happens: a failure becomes that call's own result, never the batch's. */

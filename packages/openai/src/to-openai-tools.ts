@@ -1,4 +1,4 @@
-import { openAIToolSchema, type Tool } from '@ksadk/core';
+import { checkOptions, openAIToolSchema, type Tool } from '@ksadk/core';
 import type { ChatCompletionFunctionTool } from 'openai/resources/chat/completions';
 import type { FunctionTool } from 'openai/resources/responses/responses';
 
@@ -34,6 +34,7 @@ export function toOpenAITools<TApi extends OpenAIApi>(
   tools: readonly Tool[],
   options: OpenAIToolsOptions<TApi>,
 ): OpenAIToolDefinition<TApi>[] {
+  checkOptions(options, ['api', 'strict'], 'toOpenAITools()');
   return tools.map((tool) => {
     const { schema, strict } = openAIToolSchema(
       tool,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { checkOptions } from '../errors/check-options.js';
 import { sanitizeToolName } from '../schema/tool-names.js';
 import { defineTool } from '../tool/define-tool.js';
 import type { RiskLevel } from '../tool/policy.js';
@@ -30,6 +31,11 @@ export interface A2AAgentToolOptions {
  * ```
  */
 export async function createA2AAgentTool(options: A2AAgentToolOptions): Promise<Tool> {
+  checkOptions(
+    options,
+    ['client', 'name', 'description', 'riskLevel', 'group'],
+    'createA2AAgentTool()',
+  );
   const card = options.name && options.description ? undefined : await options.client.getCard();
   const name =
     options.name ??

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@a2a-js/sdk/client';
 import { getInvocationContextOrEmpty } from '../context/invocation-context.js';
+import { checkOptions } from '../errors/check-options.js';
 import { KsadkError } from '../errors/ksadk-error.js';
 import { registerSecret } from '../util/redact.js';
 import { modelSafeErrorMessage } from '../util/sanitize-message.js';
@@ -207,6 +208,11 @@ function failure(error: unknown, limit: number): A2AResult {
  * ```
  */
 export function createA2AClient(options: A2AClientOptions): A2AClient {
+  checkOptions(
+    options,
+    ['url', 'headers', 'timeoutMs', 'maxRequestBytes', 'maxResponseBytes', 'fetch'],
+    'createA2AClient()',
+  );
   const timeoutMs = options.timeoutMs ?? 120_000;
   const maxRequestBytes = options.maxRequestBytes ?? 1024 * 1024;
   const maxResponseBytes = options.maxResponseBytes ?? 4 * 1024 * 1024;

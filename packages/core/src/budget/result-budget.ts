@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { InvocationContext } from '../context/invocation-context.js';
+import { checkOptions } from '../errors/check-options.js';
 import { KsadkError } from '../errors/ksadk-error.js';
 import { intFromEnv, localSessionDir } from '../util/env.js';
 import { redactSecrets } from '../util/redact.js';
@@ -84,6 +85,23 @@ export function resolveResultBudget(
   options: ResultBudgetOptions = {},
   env: NodeJS.ProcessEnv = process.env,
 ): ResultBudget {
+  checkOptions(
+    options,
+    [
+      'maxChars',
+      'previewChars',
+      'persistThresholdChars',
+      'persistDir',
+      'maxPersistBytes',
+      'retention',
+    ],
+    'result budget',
+  );
+  checkOptions(
+    options.retention,
+    ['maxFilesPerSession', 'maxBytesPerSession', 'maxAgeMs'],
+    'result budget retention',
+  );
   const maxChars = minDefined(
     positive(options.maxChars, 'maxChars') ?? DEFAULT_MAX,
     intFromEnv(RESULT_BUDGET_ENV.maxChars, env),

@@ -1,5 +1,6 @@
 import { createA2AAgentTool } from '../a2a/a2a-agent-tool.js';
 import { type A2AClientOptions, createA2AClient } from '../a2a/a2a-client.js';
+import { checkOptions } from '../errors/check-options.js';
 import {
   loadMcpToolsets,
   loadMcpToolsetsFromEnv,
@@ -82,6 +83,18 @@ export interface AgentAssembly {
   close(): Promise<void>;
 }
 
+/** The option names of {@link assembleAgentTools}. */
+export const ASSEMBLE_OPTIONS = [
+  'tools',
+  'memory',
+  'skills',
+  'builtins',
+  'catalog',
+  'mcp',
+  'a2a',
+  'strict',
+] as const;
+
 /**
  * Builds the ordered tool list an adapter injects when an agent loads (never per request): the
  * agent's own tools, memory, the skill runtime slot, built-ins, MCP toolsets, A2A agents. A
@@ -96,6 +109,9 @@ export interface AgentAssembly {
 export async function assembleAgentTools(
   options: AssembleAgentToolsOptions = {},
 ): Promise<AgentAssembly> {
+  checkOptions(options, ASSEMBLE_OPTIONS, 'assembleAgentTools()');
+  if (options.builtins)
+    checkOptions(options.builtins, ['mode', 'profile', 'include'], 'the builtins option');
   const warnings: string[] = [];
   const catalog = isToolCatalog(options.catalog)
     ? options.catalog

@@ -1,3 +1,4 @@
+import { checkOptions } from '../errors/check-options.js';
 import { createToolGateway } from '../gateway/create-tool-gateway.js';
 import type { ToolGateway } from '../gateway/gateway-types.js';
 import { loadMcpToolsetsFromEnv } from '../mcp/load-mcp-toolsets.js';
@@ -6,6 +7,7 @@ import type { Tool } from '../tool/tool.js';
 import { MEMORY_ENV, memoryToolsetFromEnv } from '../toolsets/memory/index.js';
 import {
   type AgentAssembly,
+  ASSEMBLE_OPTIONS,
   type AssembleAgentToolsOptions,
   assembleAgentTools,
 } from './assemble-agent-tools.js';
@@ -57,6 +59,11 @@ const set = (env: NodeJS.ProcessEnv, name: string): boolean => Boolean(env[name]
  * ```
  */
 export async function loadAgentTools(options: LoadAgentToolsOptions = {}): Promise<AgentToolsLoad> {
+  checkOptions(
+    options,
+    [...ASSEMBLE_OPTIONS, 'gateway', 'environment', 'env'],
+    "loadAgentTools() (and the adapters' loaders)",
+  );
   const { gateway: given, environment = true, env = process.env, ...assemble } = options;
   const gateway = given ?? createToolGateway({ env });
   const warnings: string[] = [];

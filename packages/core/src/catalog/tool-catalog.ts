@@ -1,4 +1,5 @@
 import { getInvocationContextOrEmpty } from '../context/invocation-context.js';
+import { checkOptions } from '../errors/check-options.js';
 import { KsadkError } from '../errors/ksadk-error.js';
 import { type ApprovalMode, approvalModeFromEnv } from '../gateway/approval-mode.js';
 import type { Tool } from '../tool/tool.js';
@@ -121,6 +122,7 @@ const isTool = (value: Tool | ExternalToolSpec): value is Tool =>
  * ```
  */
 export function createToolCatalog(options: ToolCatalogOptions = {}): ToolCatalog {
+  checkOptions(options, ['workspace', 'env'], 'createToolCatalog()');
   const env = options.env ?? process.env;
   const groups = new Map<string, Tool[]>();
   const external = new Map<string, ExternalEntry>();

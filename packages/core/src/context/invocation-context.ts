@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { checkOptions } from '../errors/check-options.js';
 import { type ApprovalMode, parseApprovalMode } from '../gateway/approval-mode.js';
 
 /**
@@ -46,6 +47,11 @@ const EMPTY: InvocationContext = Object.freeze({});
  * ```
  */
 export function runWithInvocationContext<T>(context: InvocationContextInput, fn: () => T): T {
+  checkOptions(
+    context,
+    ['accountId', 'userId', 'sessionId', 'agentId', 'invocationId', 'approvalMode', 'metadata'],
+    'runWithInvocationContext()',
+  );
   const parent = storage.getStore();
   const merged: Record<string, unknown> = parent ? { ...parent } : {};
   for (const [key, value] of Object.entries(context)) {

@@ -1,3 +1,4 @@
+import { checkOptions } from '../errors/check-options.js';
 import { KsadkError } from '../errors/ksadk-error.js';
 import type { RiskLevel } from '../tool/policy.js';
 
@@ -124,6 +125,17 @@ const quotaOf = (
 export function createInMemoryApprovalStore(
   options: InMemoryApprovalStoreOptions = {},
 ): ApprovalStore {
+  checkOptions(
+    options,
+    ['perSession', 'perAccount', 'total', 'now'],
+    'createInMemoryApprovalStore()',
+  );
+  for (const scope of ['perSession', 'perAccount', 'total'] as const)
+    checkOptions(
+      options[scope],
+      ['maxRecords', 'maxChars'],
+      `createInMemoryApprovalStore({ ${scope} })`,
+    );
   const perSession = quotaOf(options.perSession, DEFAULT_APPROVAL_QUOTAS.perSession);
   const perAccount = quotaOf(options.perAccount, DEFAULT_APPROVAL_QUOTAS.perAccount);
   const total = quotaOf(options.total, DEFAULT_APPROVAL_QUOTAS.total);

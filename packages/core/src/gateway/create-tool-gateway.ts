@@ -5,6 +5,7 @@ import {
   getInvocationContextOrEmpty,
   type InvocationContext,
 } from '../context/invocation-context.js';
+import { checkOptions } from '../errors/check-options.js';
 import { KsadkError } from '../errors/ksadk-error.js';
 import type { Tool } from '../tool/tool.js';
 import { redactDeep, registerEnvSecrets } from '../util/redact.js';
@@ -76,6 +77,18 @@ function argumentLimitsOf(given: Partial<ArgumentLimits> | undefined): ArgumentL
   return limits;
 }
 
+const GATEWAY_OPTIONS = [
+  'approvalMode',
+  'approvalStore',
+  'approvalSecret',
+  'approvalTtlMs',
+  'timeoutMs',
+  'budget',
+  'argumentLimits',
+  'hooks',
+  'env',
+] as const;
+
 /**
  * Creates the tool gateway: the one door through which every tool call reaches a tool.
  *
@@ -93,6 +106,17 @@ function argumentLimitsOf(given: Partial<ArgumentLimits> | undefined): ArgumentL
  * ```
  */
 export function createToolGateway(options: ToolGatewayOptions = {}): ToolGateway {
+  checkOptions(options, GATEWAY_OPTIONS, 'createToolGateway()');
+  checkOptions(
+    options.hooks,
+    ['onToolStart', 'onToolEnd', 'onApprovalRequested', 'onHookError'],
+    'createToolGateway({ hooks })',
+  );
+  checkOptions(
+    options.argumentLimits,
+    ['maxChars', 'maxDepth'],
+    'createToolGateway({ argumentLimits })',
+  );
   const env = options.env ?? process.env;
   const defaultMode =
     options.approvalMode !== undefined

@@ -1,3 +1,4 @@
+import { checkOptions } from '../errors/check-options.js';
 import { KsadkError } from '../errors/ksadk-error.js';
 import { createToolNameRegistry } from '../schema/tool-names.js';
 import type { Tool } from '../tool/tool.js';
@@ -42,6 +43,7 @@ export async function loadMcpToolsets(
   configs: readonly McpServerConfig[] | unknown,
   options: LoadMcpToolsetsOptions = {},
 ): Promise<McpLoadResult> {
+  checkOptions(options, ['strict', 'fetch'], 'loadMcpToolsets()');
   const parsed = parseMcpServerConfigs(configs, 'mcp servers');
   const problems = parsed.problems.map((problem) => problem.message);
   const names = createToolNameRegistry();
@@ -105,14 +107,14 @@ export async function loadMcpToolsets(
 export async function loadMcpToolsetsFromEnv(
   options: LoadMcpToolsetsOptions & { env?: NodeJS.ProcessEnv } = {},
 ): Promise<McpLoadResult> {
-  const env = options.env ?? process.env;
+  const { env = process.env, ...loadOptions } = options;
   if (!mcpToolsEnabled(env))
     return { toolsets: [], tools: [], problems: [], close: async () => undefined };
   const { configs, problems } = loadMcpServerConfigsFromEnv({
     env,
     strict: options.strict ?? false,
   });
-  const loaded = await loadMcpToolsets(configs, options);
+  const loaded = await loadMcpToolsets(configs, loadOptions);
   return {
     ...loaded,
     problems: [...problems.map((problem) => problem.message), ...loaded.problems],

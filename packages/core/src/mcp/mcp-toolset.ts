@@ -1,4 +1,5 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { checkOptions } from '../errors/check-options.js';
 import type { ToolResult } from '../gateway/results.js';
 import { probeToolSchema } from '../schema/probe-tool-schema.js';
 import { createToolNameRegistry, type ToolNameRegistry } from '../schema/tool-names.js';
@@ -107,6 +108,7 @@ export function createMcpToolset(
   config: McpServerConfig,
   options: McpToolsetOptions = {},
 ): McpToolset {
+  checkOptions(options, ['names', 'fetch', 'clientName'], 'createMcpToolset()');
   const names = options.names ?? createToolNameRegistry();
   const group = `mcp:${config.name}`;
   const problems: McpToolProblem[] = [];

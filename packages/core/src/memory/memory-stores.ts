@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { checkOptions } from '../errors/check-options.js';
 import { reserveDirectory } from '../util/reserved-dirs.js';
 import type { MemoryBackend, MemoryRecord, MemoryScope } from './memory-backend.js';
 import { memoryFileOf } from './memory-file.js';
@@ -40,6 +41,7 @@ function newRecord(entry: Parameters<MemoryBackend['save']>[1]): MemoryRecord {
  * ```
  */
 export function createInMemoryMemoryBackend(limits: MemoryStoreLimits = {}): MemoryBackend {
+  checkOptions(limits, ['maxRecordsPerScope'], 'createInMemoryMemoryBackend()');
   const max = limits.maxRecordsPerScope ?? 5000;
   const scopes = new Map<string, IndexedMemory[]>();
   return {
@@ -158,6 +160,7 @@ async function compact(
 export function createFileMemoryBackend(
   options: { dir: string } & MemoryStoreLimits,
 ): MemoryBackend {
+  checkOptions(options, ['dir', 'maxRecordsPerScope'], 'createFileMemoryBackend()');
   const max = options.maxRecordsPerScope ?? 5000;
   const dir = path.resolve(options.dir);
   // Other users' memories: never visible to workspace tools, even inside a workspace root.

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { checkOptions } from '../errors/check-options.js';
 import { KsadkError } from '../errors/ksadk-error.js';
 import { findRefLoop } from '../schema/ref-loop.js';
 import { normalizeToolPolicy, type ToolPolicyInput } from './policy.js';
@@ -52,6 +53,17 @@ export interface ExternalToolDefinition<TOutput> extends ToolDefinitionBase {
   ) => TOutput | Promise<TOutput>;
 }
 
+/** Keys every tool definition may have. */
+const BASE_KEYS = [
+  'name',
+  'description',
+  'policy',
+  'group',
+  'timeoutMs',
+  'resultBudget',
+  'boundary',
+] as const;
+
 function checkBase(definition: ToolDefinitionBase): void {
   const { name } = definition;
   if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) {
@@ -95,6 +107,12 @@ export function defineTool<TSchema extends z.ZodObject, TOutput>(
   definition: ToolDefinition<TSchema, TOutput>,
 ): ZodTool<TSchema, TOutput> {
   checkBase(definition);
+  checkOptions(
+    definition,
+    [...BASE_KEYS, 'input', 'execute'],
+    `defineTool(${JSON.stringify(String(definition.name))})`,
+    'invalid_tool',
+  );
   if (!isZodObject(definition.input)) {
     throw new KsadkError(
       'invalid_tool',
@@ -143,6 +161,12 @@ export function defineExternalTool<TOutput>(
   definition: ExternalToolDefinition<TOutput>,
 ): JsonSchemaTool<TOutput> {
   checkBase(definition);
+  checkOptions(
+    definition,
+    [...BASE_KEYS, 'inputSchema', 'originalName', 'execute'],
+    `defineExternalTool(${JSON.stringify(String(definition.name))})`,
+    'invalid_tool',
+  );
   const schema = definition.inputSchema;
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
     throw new KsadkError(

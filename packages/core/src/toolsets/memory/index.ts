@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import type { InvocationContext } from '../../context/invocation-context.js';
+import { checkOptions } from '../../errors/check-options.js';
 import { KsadkError } from '../../errors/ksadk-error.js';
 import type { KnowledgeBase, MemoryBackend, MemoryScope } from '../../memory/memory-backend.js';
 import { MEMORY_QUERY_MAX_CHARS, MEMORY_QUERY_MAX_TERMS } from '../../memory/memory-ranking.js';
@@ -48,6 +49,7 @@ function scopeOf(context: InvocationContext): MemoryScope {
  * ```
  */
 export function createMemoryToolset(options: MemoryToolsetOptions): Tool[] {
+  checkOptions(options, ['memory', 'knowledgeBase', 'maxContentChars'], 'createMemoryToolset()');
   const tools: Tool[] = [];
   const maxChars = options.maxContentChars ?? 4000;
   const knowledgeBase = options.knowledgeBase;

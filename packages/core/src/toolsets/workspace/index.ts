@@ -1,3 +1,4 @@
+import { checkOptions } from '../../errors/check-options.js';
 import type { Tool } from '../../tool/tool.js';
 import { editWorkspaceFileTool, multiEditWorkspaceFileTool } from './edit-tools.js';
 import { lintWorkspaceFileTool } from './lint-tool.js';
@@ -36,6 +37,11 @@ export interface WorkspaceToolset {
  * ```
  */
 export function createWorkspaceToolset(options: WorkspaceOptions = {}): WorkspaceToolset {
+  checkOptions(
+    options,
+    ['root', 'maxWriteBytes', 'fileMode', 'dirMode', 'maxReadStateEntries', 'useRipgrep', 'env'],
+    'createWorkspaceToolset()',
+  );
   const runtime = createWorkspaceRuntime(options);
   return {
     runtime,
