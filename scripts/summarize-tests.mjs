@@ -1,6 +1,6 @@
 // Sums the vitest JSON reports of every package and example and prints "N passed, N failed".
-// A failing non-test check (typecheck, lint, package check) counts as one failure, so the line
-// never says "0 failed" for a red run.
+// A failing non-test check (typecheck, lint, package check, or a repository check: graph,
+// duplicates, knip) counts as one failure, so the line never says "0 failed" for a red run.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 

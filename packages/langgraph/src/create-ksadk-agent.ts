@@ -1,5 +1,6 @@
 import {
   type AgentAssembly,
+  type AgentToolsLoad,
   type LoadAgentToolsOptions,
   loadAgentTools,
   type ToolGateway,
@@ -17,18 +18,10 @@ import { toLangGraphTools } from './to-langgraph-tools.js';
  */
 export type LoadLangGraphToolsOptions = LoadAgentToolsOptions;
 
-/** Assembled tools ready for LangGraph. */
-export interface LangGraphToolsLoad {
+/** Assembled tools ready for LangGraph: core's load, with the tools converted. */
+export interface LangGraphToolsLoad extends Omit<AgentToolsLoad, 'tools'> {
   /** LangChain tools in assembly order. */
   readonly tools: DynamicStructuredTool[];
-  /** The skill manifest to add to the system prompt, or `''`. */
-  readonly instructions: string;
-  /** Every clash, skipped source, configuration problem and overridden variable. */
-  readonly warnings: readonly string[];
-  readonly assembly: AgentAssembly;
-  readonly gateway: ToolGateway;
-  /** Releases MCP sessions. */
-  close(): Promise<void>;
 }
 
 /**

@@ -1,5 +1,5 @@
 import {
-  type AgentAssembly,
+  type AgentToolsLoad,
   checkOptions,
   KsadkError,
   type LoadAgentToolsOptions,
@@ -155,19 +155,8 @@ export function createToolLoop(client: OpenAI, options: ToolLoopOptions): ToolLo
  */
 export type LoadOpenAIToolsOptions = LoadAgentToolsOptions;
 
-/** Assembled tools for OpenAI function calling. */
-export interface OpenAIToolsLoad {
-  /** The assembled KsADK tools, in order (for `runToolCalls` / `createToolLoop`). */
-  readonly tools: readonly Tool[];
-  /** The skill manifest: pass it as `createToolLoop`'s `instructions` (with your own). */
-  readonly instructions: string;
-  /** Every clash, skipped source, configuration problem and overridden variable. */
-  readonly warnings: readonly string[];
-  readonly assembly: AgentAssembly;
-  readonly gateway: ToolGateway;
-  /** Releases MCP sessions. */
-  close(): Promise<void>;
-}
+/** Assembled tools for OpenAI function calling: core's load, unchanged (KsADK tools in order). */
+export type OpenAIToolsLoad = AgentToolsLoad;
 
 /**
  * Assembles the tools (own → memory → skills → built-ins → MCP → A2A) for OpenAI function calling.

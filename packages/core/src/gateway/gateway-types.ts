@@ -1,6 +1,6 @@
 import type { ResultBudget, ResultBudgetOptions } from '../budget/result-budget.js';
 import type { InvocationContext } from '../context/invocation-context.js';
-import type { Tool } from '../tool/tool.js';
+import type { Tool, ToolRunner } from '../tool/tool.js';
 import type { ApprovalGrant } from './approval-grant.js';
 import type { ApprovalMode } from './approval-mode.js';
 import type { ApprovalStore } from './approval-store.js';
@@ -107,7 +107,7 @@ export interface ApprovalDecisionOptions {
 }
 
 /** The one door every tool call goes through. */
-export interface ToolGateway {
+export interface ToolGateway extends ToolRunner {
   /**
    * Runs a call: validates the arguments, decides whether it needs approval, executes with a
    * timeout, budgets and redacts the result. Never throws and never rejects for anything a tool,

@@ -1,11 +1,31 @@
 import type { z } from 'zod';
+import type { ResultBudget } from '../budget/result-budget.js';
 import type { InvocationContext } from '../context/invocation-context.js';
 import type { ApprovalGrant } from '../gateway/approval-grant.js';
-import type { ToolGateway } from '../gateway/gateway-types.js';
+import type { ToolResult } from '../gateway/results.js';
 import type { ToolPolicy } from './policy.js';
 
 /** A JSON Schema document (any draft), as plain data. */
 export type JsonSchema = { [key: string]: unknown };
+
+/**
+ * What a running tool may ask of the gateway that runs it: calling another tool (a dispatcher
+ * does, and the call is gated like any other) and the result budget. Every `ToolGateway` is one.
+ */
+export interface ToolRunner {
+  invoke(
+    tool: Tool,
+    rawArgs: unknown,
+    options?: {
+      callId?: string;
+      signal?: AbortSignal;
+      approval?: ApprovalGrant | string;
+      timeoutMs?: number;
+    },
+  ): Promise<ToolResult>;
+  /** The resolved result budget. */
+  readonly budget: ResultBudget;
+}
 
 /** What a tool's `execute` receives besides its validated input. */
 export interface ToolExecutionContext {
@@ -18,7 +38,7 @@ export interface ToolExecutionContext {
   /** The invocation context the call runs in (empty fields when none was set). */
   readonly invocation: InvocationContext;
   /** The gateway running this call: tools that call other tools (a dispatcher) go through it too. */
-  readonly gateway: ToolGateway;
+  readonly gateway: ToolRunner;
   /**
    * The grant the host presented with this call, if any. A tool that dispatches to another tool
    * passes it on; it only counts for the call it was issued for.

@@ -10,12 +10,6 @@ export function intFromEnv(name: string, env: NodeJS.ProcessEnv = process.env): 
   return Math.max(0, Number.parseInt(raw, 10));
 }
 
-/** True for `1`, `true`, `yes`, `on` (trimmed, case-insensitive). */
-export function truthyEnv(name: string, env: NodeJS.ProcessEnv = process.env): boolean {
-  const raw = env[name]?.trim().toLowerCase();
-  return raw === '1' || raw === 'true' || raw === 'yes' || raw === 'on';
-}
-
 /**
  * The local session directory: `AGENTENGINE_UI_DIR` when set, else
  * `<KSADK_PROJECT_DIR or cwd>/.agentengine/ui`.

@@ -1,0 +1,130 @@
+// Import-graph rules for packages/*/src (design.md §2, §3). Run: `pnpm graph`;
+// print the graph as text: `pnpm graph:text`.
+//
+// Adapters resolve `@ksadk/core` and its subpaths to core's source through the `paths` in
+// tsconfig.depcruise.json (as vitest.adapter.ts does), so the check does not need a build.
+const { readFileSync } = require('node:fs');
+const path = require('node:path');
+
+const readJson = (file) => JSON.parse(readFileSync(path.join(__dirname, file), 'utf8'));
+
+// Core's public entry points are the subpaths of its `exports` map. Each `./dist/<x>.js` is
+// built from `src/<x>.ts` (tsup.config.ts), so that file is what an adapter may reach.
+const coreExports = readJson('packages/core/package.json').exports;
+const coreEntries = Object.entries(coreExports)
+  .filter(([subpath]) => subpath !== './package.json')
+  .map(([subpath, target]) => {
+    const built = typeof target === 'string' ? target : (target.default ?? target.import);
+    const source = built.replace(/^\.\/dist\//, 'packages/core/src/').replace(/\.js$/, '.ts');
+    return { specifier: subpath.replace(/^\./, '@ksadk/core'), source };
+  });
+const aliases = readJson('tsconfig.depcruise.json').compilerOptions.paths;
+for (const { specifier, source } of coreEntries) {
+  if (aliases[specifier]?.[0] !== `./${source}`) {
+    throw new Error(
+      `.dependency-cruiser.cjs: core exports "${specifier}"; add ` +
+        `"${specifier}": ["./${source}"] to the paths in tsconfig.depcruise.json`,
+    );
+  }
+}
+const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const coreEntryFiles = coreEntries.map(({ source }) => `^${escapeRegExp(source)}$`);
+
+const FRAMEWORKS = ['@langchain/[^/]+', 'langchain', '@google/adk', '@google/genai', 'openai'];
+const framework = FRAMEWORKS.join('|');
+const TEST_FILE = '\\.test(-d)?\\.[cm]?[jt]sx?$';
+const TEST_FIXTURES = '(^|/)test-fixtures/';
+const ADAPTER_SRC = '^packages/(langgraph|adk|openai)/src/';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment:
+        'Modules form a cycle (type-only imports included). Break it: move the shared part ' +
+        'into its own module that both sides import.',
+      from: { path: '^packages/[^/]+/src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'core-imports-no-framework',
+      severity: 'error',
+      comment:
+        'packages/core is framework-neutral (design.md §3): no LangChain/LangGraph, Google ADK, ' +
+        'Google GenAI or OpenAI SDK imports. Framework code belongs in an adapter. (Core tests ' +
+        'may use a framework as an oracle — the schema corpus checks our OpenAI and LangChain ' +
+        'forms against theirs — through devDependencies, never shipped.)',
+      from: { path: '^packages/core/src/', pathNot: [TEST_FILE] },
+      to: {
+        path: [
+          // resolved into node_modules (pnpm: node_modules/.pnpm/<id>/node_modules/<name>/...)
+          `(^|/)node_modules/(${framework})/`,
+          // not resolvable from core: the bare specifier
+          `^(${framework})(/|$)`,
+        ],
+      },
+    },
+    {
+      name: 'adapters-use-core-public-entries',
+      severity: 'error',
+      comment:
+        'Adapters reach core only through its package name and the subpaths in its `exports` (' +
+        `${coreEntries.map((entry) => entry.specifier).join(', ')}) — ` +
+        'never @ksadk/core/src/..., never a relative path into ../core.',
+      from: { path: ADAPTER_SRC },
+      to: {
+        path: [
+          // anything inside core that is not an entry point (src internals, dist, ...)
+          '^packages/core/',
+          // a specifier under @ksadk/core that does not resolve (not in `exports`)
+          '^@ksadk/core(/|$)',
+        ],
+        pathNot: coreEntryFiles,
+      },
+    },
+    {
+      name: 'adapters-import-core-by-name',
+      severity: 'error',
+      comment:
+        "An entry point of core reached by a relative path: import it by name ('@ksadk/core').",
+      from: { path: ADAPTER_SRC },
+      // `@ksadk/core` resolves through the tsconfig.depcruise.json paths; a relative path does not.
+      to: { path: coreEntryFiles, dependencyTypesNot: ['aliased-tsconfig-paths'] },
+    },
+    {
+      name: 'gateway-not-to-toolsets',
+      severity: 'error',
+      comment:
+        'The tool gateway sits below the toolsets: packages/core/src/gateway imports nothing ' +
+        'from packages/core/src/toolsets (its cross-cutting security tests may drive toolsets).',
+      from: { path: '^packages/core/src/gateway/', pathNot: [TEST_FILE] },
+      to: { path: '^packages/core/src/toolsets/' },
+    },
+    {
+      name: 'src-not-to-tests',
+      severity: 'error',
+      comment:
+        'Shipped code imports no test file (*.test.ts, *.test-d.ts) and nothing from a ' +
+        'test-fixtures folder.',
+      from: { path: '^packages/[^/]+/src/', pathNot: [TEST_FILE, TEST_FIXTURES] },
+      to: { path: [TEST_FILE, TEST_FIXTURES] },
+    },
+  ],
+  options: {
+    doNotFollow: { path: '(^|/)node_modules/' },
+    // Type-only imports are dependencies too (they count for cycles and boundaries).
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.depcruise.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['types', 'import', 'node', 'default'],
+      mainFields: ['module', 'main', 'types', 'typings'],
+    },
+    skipAnalysisNotInRules: true,
+    reporterOptions: {
+      text: { highlightFocused: true },
+    },
+  },
+};
