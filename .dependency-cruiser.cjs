@@ -8,25 +8,15 @@ const path = require('node:path');
 
 const readJson = (file) => JSON.parse(readFileSync(path.join(__dirname, file), 'utf8'));
 
-// Core's public entry points are the subpaths of its `exports` map. Each `./dist/<x>.js` is
-// built from `src/<x>.ts` (tsup.config.ts), so that file is what an adapter may reach.
+// Core's public entry points are the subpaths of its `exports` map; the `@ksadk/source`
+// condition of each names its source file (tsconfig.base.json resolves with that condition).
 const coreExports = readJson('packages/core/package.json').exports;
 const coreEntries = Object.entries(coreExports)
-  .filter(([subpath]) => subpath !== './package.json')
-  .map(([subpath, target]) => {
-    const built = typeof target === 'string' ? target : (target.default ?? target.import);
-    const source = built.replace(/^\.\/dist\//, 'packages/core/src/').replace(/\.js$/, '.ts');
-    return { specifier: subpath.replace(/^\./, '@ksadk/core'), source };
-  });
-const aliases = readJson('tsconfig.depcruise.json').compilerOptions.paths;
-for (const { specifier, source } of coreEntries) {
-  if (aliases[specifier]?.[0] !== `./${source}`) {
-    throw new Error(
-      `.dependency-cruiser.cjs: core exports "${specifier}"; add ` +
-        `"${specifier}": ["./${source}"] to the paths in tsconfig.depcruise.json`,
-    );
-  }
-}
+  .filter(([, target]) => typeof target === 'object' && target['@ksadk/source'])
+  .map(([subpath, target]) => ({
+    specifier: subpath.replace(/^\./, '@ksadk/core'),
+    source: `packages/core/${target['@ksadk/source'].replace(/^\.\//, '')}`,
+  }));
 const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const coreEntryFiles = coreEntries.map(({ source }) => `^${escapeRegExp(source)}$`);
 
@@ -87,11 +77,11 @@ module.exports = {
     {
       name: 'adapters-import-core-by-name',
       severity: 'error',
-      comment:
-        "An entry point of core reached by a relative path: import it by name ('@ksadk/core').",
+      comment: "Core reached by a relative path: import it by name ('@ksadk/core' or a subpath).",
       from: { path: ADAPTER_SRC },
-      // `@ksadk/core` resolves through the tsconfig.depcruise.json paths; a relative path does not.
-      to: { path: coreEntryFiles, dependencyTypesNot: ['aliased-tsconfig-paths'] },
+      // `@ksadk/core` resolves through the package's exports (a workspace package); a relative
+      // path into ../core does not go through them.
+      to: { path: '^packages/core/', dependencyTypes: ['local'] },
     },
     {
       name: 'gateway-not-to-toolsets',
@@ -119,7 +109,8 @@ module.exports = {
     tsConfig: { fileName: 'tsconfig.depcruise.json' },
     enhancedResolveOptions: {
       exportsFields: ['exports'],
-      conditionNames: ['types', 'import', 'node', 'default'],
+      // `@ksadk/source` first: workspace packages resolve to their source, no build needed.
+      conditionNames: ['@ksadk/source', 'types', 'import', 'node', 'default'],
       mainFields: ['module', 'main', 'types', 'typings'],
     },
     skipAnalysisNotInRules: true,

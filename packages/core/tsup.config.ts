@@ -3,6 +3,15 @@ import base from '../../tsup.base.js';
 
 export default defineConfig({
   ...(base as object),
-  // The testing fakes live on their own subpath so the root entry stays cheap.
-  entry: { index: 'src/index.ts', 'testing/index': 'src/testing/index.ts' },
+  // One entry per public subpath: each loads only what it needs; shared code goes to chunks.
+  entry: {
+    index: 'src/index.ts',
+    workspace: 'src/toolsets/workspace/index.ts',
+    catalog: 'src/catalog/index.ts',
+    mcp: 'src/mcp/index.ts',
+    a2a: 'src/a2a/index.ts',
+    memory: 'src/memory/index.ts',
+    schema: 'src/schema/index.ts',
+    'testing/index': 'src/testing/index.ts',
+  },
 });

@@ -3,7 +3,7 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createInMemoryMemoryBackend } from '@ksadk/core';
+import { createInMemoryMemoryBackend } from '@ksadk/core/memory';
 import { startMcpTestServer } from '@ksadk/core/testing';
 
 export async function startScenario() {

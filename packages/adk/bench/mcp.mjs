@@ -3,7 +3,8 @@
 // (which opens a session per call).
 
 import { LogLevel, MCPToolset, setLogLevel } from '@google/adk';
-import { createToolGateway, loadMcpToolsets } from '@ksadk/core';
+import { createToolGateway } from '@ksadk/core';
+import { loadMcpToolsets } from '@ksadk/core/mcp';
 import { startMcpTestServer } from '@ksadk/core/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';

@@ -3,7 +3,6 @@ import type { FunctionDeclaration } from '@google/genai';
 import {
   type ApprovalPause,
   failedResult,
-  geminiToolSchema,
   invokeWithApproval,
   PAUSED,
   runWithInvocationDefaults,
@@ -11,6 +10,7 @@ import {
   type ToolGateway,
   type ToolResult,
 } from '@ksadk/core';
+import { geminiToolSchema } from '@ksadk/core/schema';
 
 /** The payload of the ADK confirmation a gated KsADK call asks for (core's one pause type). */
 export type KsadkConfirmationPayload = ApprovalPause;

@@ -10,7 +10,8 @@ import {
   setLogLevel,
 } from '@google/adk';
 import type { Content, FunctionCall } from '@google/genai';
-import { createInMemoryMemoryBackend, createToolGateway } from '@ksadk/core';
+import { createToolGateway } from '@ksadk/core';
+import { createInMemoryMemoryBackend } from '@ksadk/core/memory';
 import { type McpTestServer, startMcpTestServer } from '@ksadk/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAdkAgent } from './load-adk-agent.js';

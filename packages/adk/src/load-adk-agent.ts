@@ -1,10 +1,10 @@
 import { BaseTool, type LlmAgent } from '@google/adk';
+import type { ToolGateway } from '@ksadk/core';
 import {
   type AgentAssembly,
   type LoadAgentToolsOptions,
   loadAgentTools,
-  type ToolGateway,
-} from '@ksadk/core';
+} from '@ksadk/core/catalog';
 import { toAdkTools } from './to-adk-tools.js';
 
 /**

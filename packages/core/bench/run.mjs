@@ -19,6 +19,8 @@ const packageDir = fileURLToPath(new URL('..', import.meta.url));
 const distEntry = pathToFileURL(`${packageDir}dist/index.js`).href;
 const core = await import(distEntry);
 const { createToolGateway, defineTool } = core;
+const distOf = (subpath) => import(pathToFileURL(`${packageDir}dist/${subpath}.js`).href);
+const [workspaceEntry, catalogEntry] = await Promise.all([distOf('workspace'), distOf('catalog')]);
 
 const input = z.object({ text: z.string() });
 const noop = ({ text }) => ({ ok: true, length: text.length });
@@ -56,11 +58,17 @@ printTable(
 );
 
 // Interleaved: every round imports each module once (bare, zod, core, …), so noise hits all alike.
+const distUrl = (subpath) => pathToFileURL(`${packageDir}dist/${subpath}.js`).href;
 const importSpecifiers = [
   ['bare node startup', ''],
   ['zod', 'zod'],
   ['@ksadk/core', distEntry],
   ['@langchain/core/tools', '@langchain/core/tools'],
+  ['@ksadk/core/workspace', distUrl('workspace')],
+  ['@ksadk/core/catalog', distUrl('catalog')],
+  ['@ksadk/core/mcp', distUrl('mcp')],
+  ['@ksadk/core/memory', distUrl('memory')],
+  ['@ksadk/core/schema', distUrl('schema')],
 ];
 const importTimes = coldImportRounds(
   importSpecifiers.map(([, specifier]) => specifier),
@@ -79,13 +87,13 @@ printTable(
 );
 const coreOverZod = pairedVerdict(coreTimes, zodTimes, 30);
 
-const search = await benchSearch(core);
+const search = await benchSearch(core, workspaceEntry);
 printTable(
   'Workspace search, 20,000 files / 80 MB (median ms of 7 interleaved rounds)',
   ['path', 'ms', 'vs rg'],
   search.rows,
 );
-const toolSearch = await benchToolSearch(core);
+const toolSearch = await benchToolSearch(core, catalogEntry);
 printTable('tool_search over 1,000 registered tools', ['path', 'ms/query'], toolSearch.rows);
 
 const targets = [

@@ -53,7 +53,7 @@ function plainRipgrep(root) {
 }
 
 /** Runs the search benchmark with the built package; returns rows and targets. */
-export async function benchSearch(core) {
+export async function benchSearch(core, workspace) {
   const rgPresent = spawnSync('rg', ['--version']).status === 0;
   if (!rgPresent)
     return { rows: [['ripgrep not installed: search benchmark skipped', '', '']], targets: [] };
@@ -61,7 +61,7 @@ export async function benchSearch(core) {
   try {
     const gateway = core.createToolGateway({ approvalMode: 'full', env: {} });
     const toolFor = (useRipgrep) =>
-      core
+      workspace
         .createWorkspaceToolset({ root, useRipgrep })
         .tools.find((tool) => tool.name === 'search_workspace_files');
     const withRg = toolFor(true);

@@ -29,8 +29,8 @@ const NOUNS = [
 ];
 
 /** Runs the tool_search benchmark with the built package; returns rows and targets. */
-export async function benchToolSearch(core) {
-  const catalog = core.createToolCatalog({ env: {} });
+export async function benchToolSearch(core, catalogEntry) {
+  const catalog = catalogEntry.createToolCatalog({ env: {} });
   catalog.registerExternalTools(
     Array.from({ length: TOOLS }, (_, index) => {
       const verb = VERBS[index % VERBS.length];

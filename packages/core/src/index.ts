@@ -1,14 +1,6 @@
-export { type A2AAgentToolOptions, createA2AAgentTool } from './a2a/a2a-agent-tool.js';
-export {
-  type A2AAgentSummary,
-  type A2AClient,
-  type A2AClientOptions,
-  type A2AResult,
-  type A2ASendOptions,
-  type A2AStreamEvent,
-  type A2ATaskState,
-  createA2AClient,
-} from './a2a/a2a-client.js';
+// @ksadk/core — tools, the gateway, approvals, results, errors, invocation context, budgets and
+// redaction. The rest lives on subpaths that load only what they need: /workspace, /catalog,
+// /mcp, /a2a, /memory, /schema (for adapter authors) and /testing.
 export {
   type BudgetCallOptions,
   type BudgetedOutput,
@@ -25,39 +17,6 @@ export {
   RESULT_HANDLE_PREFIX,
   type ResultRetention,
 } from './budget/result-store.js';
-export {
-  type A2AAgentConfig,
-  type AgentAssembly,
-  type AssembleAgentToolsOptions,
-  type AssembleFromEnvOptions,
-  assembleAgentTools,
-  assembleAgentToolsFromEnv,
-  type SkillsSlot,
-  type ToolSource,
-} from './catalog/assemble-agent-tools.js';
-export {
-  BUILTIN_TOOLS_ENV,
-  type BuiltinToolsMode,
-  type BuiltinToolsProfile,
-  parseBuiltinToolsMode,
-  parseBuiltinToolsProfile,
-} from './catalog/catalog-modes.js';
-export { DISPATCHER_ALIAS, DISPATCHER_NAME, TOOL_SEARCH_NAME } from './catalog/catalog-tools.js';
-export type { ExternalToolSpec, RegisterExternalToolsOptions } from './catalog/external-tools.js';
-export {
-  type AgentToolsLoad,
-  type LoadAgentToolsOptions,
-  loadAgentTools,
-} from './catalog/load-agent-tools.js';
-export {
-  createToolCatalog,
-  DEFAULT_GROUP_ORDER,
-  FOCUSED_TOOL_NAMES,
-  type ToolCatalog,
-  type ToolCatalogOptions,
-  type ToolSelection,
-} from './catalog/tool-catalog.js';
-export type { ToolDescriptor } from './catalog/tool-descriptor.js';
 export {
   getInvocationContext,
   getInvocationContextOrEmpty,
@@ -132,61 +91,6 @@ export {
 export { failedResult } from './gateway/run-with-timeout.js';
 export { TOOL_ERROR_TYPES, type ToolErrorType } from './gateway/tool-error-types.js';
 export {
-  type LoadMcpToolsetsOptions,
-  loadMcpToolsets,
-  loadMcpToolsetsFromEnv,
-  type McpLoadResult,
-} from './mcp/load-mcp-toolsets.js';
-export {
-  loadMcpServerConfigsFromEnv,
-  MCP_ENV,
-  type McpConfigProblem,
-  type McpConfigResult,
-  type McpServerConfig,
-  mcpDedupeKey,
-  mcpToolsEnabled,
-  parseMcpServerConfigs,
-} from './mcp/mcp-config.js';
-export {
-  createMcpToolset,
-  type McpToolProblem,
-  type McpToolset,
-  type McpToolsetOptions,
-  mapMcpCallResult,
-} from './mcp/mcp-toolset.js';
-export type {
-  KnowledgeBase,
-  KnowledgePassage,
-  MemoryBackend,
-  MemoryEntry,
-  MemoryRecord,
-  MemoryScope,
-  MemorySearchOptions,
-  ScoredMemory,
-} from './memory/memory-backend.js';
-export {
-  createFileMemoryBackend,
-  createInMemoryMemoryBackend,
-  type MemoryStoreLimits,
-} from './memory/memory-stores.js';
-export { toolJsonSchema } from './schema/canonical-schema.js';
-export { toGeminiSchema } from './schema/gemini-schema.js';
-export { normalizeStrictInput } from './schema/normalize-strict-input.js';
-export { type OpenAISchemaResult, toOpenAIStrictSchema } from './schema/openai-strict.js';
-export {
-  createToolNameRegistry,
-  sanitizeToolName,
-  type ToolNameConflict,
-  type ToolNameRegistry,
-} from './schema/tool-names.js';
-export {
-  geminiToolSchema,
-  langChainToolSchema,
-  normalizeOpenAIArguments,
-  type OpenAIToolSchemaOptions,
-  openAIToolSchema,
-} from './schema/tool-schemas.js';
-export {
   defineExternalTool,
   defineTool,
   type ExternalToolDefinition,
@@ -206,23 +110,9 @@ export type {
   Tool,
   ToolExecutionContext,
   ToolResultBudgetOptions,
+  ToolRunner,
   ZodTool,
 } from './tool/tool.js';
-export {
-  createMemoryToolset,
-  MEMORY_ENV,
-  type MemoryFromEnv,
-  type MemoryToolsetOptions,
-  memoryToolsetFromEnv,
-} from './toolsets/memory/index.js';
-export {
-  createWorkspaceToolset,
-  type WorkspaceOptions,
-  type WorkspaceToolset,
-} from './toolsets/workspace/index.js';
-export type { ReadRecord, ReadStateStore } from './toolsets/workspace/read-state.js';
-export type { WorkspaceRootOption } from './toolsets/workspace/workspace-root.js';
-export type { WorkspaceRuntime } from './toolsets/workspace/workspace-runtime.js';
 export { canonicalDigest, canonicalJson } from './util/canonical-json.js';
 export { redactSecrets, registerSecret } from './util/redact.js';
 export { reserveDirectory } from './util/reserved-dirs.js';

@@ -1,7 +1,8 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createInMemoryMemoryBackend, createToolGateway, defineTool } from '@ksadk/core';
+import { createToolGateway, defineTool } from '@ksadk/core';
+import { createInMemoryMemoryBackend } from '@ksadk/core/memory';
 import { type McpTestServer, startMcpTestServer } from '@ksadk/core/testing';
 import { type BaseMessage, ToolMessage } from '@langchain/core/messages';
 import { Command } from '@langchain/langgraph';

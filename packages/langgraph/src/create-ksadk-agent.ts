@@ -1,10 +1,10 @@
+import type { ToolGateway } from '@ksadk/core';
 import {
   type AgentAssembly,
   type AgentToolsLoad,
   type LoadAgentToolsOptions,
   loadAgentTools,
-  type ToolGateway,
-} from '@ksadk/core';
+} from '@ksadk/core/catalog';
 import type { DynamicStructuredTool } from '@langchain/core/tools';
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
 import { MemorySaver } from '@langchain/langgraph';

@@ -4,12 +4,12 @@ import {
   failedResult,
   invokeWithApproval,
   KsadkError,
-  langChainToolSchema,
   runWithInvocationDefaults,
   type Tool,
   type ToolGateway,
   type ToolResult,
 } from '@ksadk/core';
+import { langChainToolSchema } from '@ksadk/core/schema';
 import {
   type DynamicStructuredTool,
   tool as langChainTool,

@@ -1,12 +1,9 @@
+import { checkOptions, KsadkError, type Tool, type ToolGateway } from '@ksadk/core';
 import {
   type AgentToolsLoad,
-  checkOptions,
-  KsadkError,
   type LoadAgentToolsOptions,
   loadAgentTools,
-  type Tool,
-  type ToolGateway,
-} from '@ksadk/core';
+} from '@ksadk/core/catalog';
 import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ResponseInputItem } from 'openai/resources/responses/responses';

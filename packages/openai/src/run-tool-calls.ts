@@ -4,14 +4,13 @@ import {
   failedResult,
   invokeWithApproval,
   isApprovalRequired,
-  normalizeOpenAIArguments,
-  openAIToolSchema,
   PAUSED,
   parseModelArguments,
   type Tool,
   type ToolGateway,
   type ToolResult,
 } from '@ksadk/core';
+import { normalizeOpenAIArguments, openAIToolSchema } from '@ksadk/core/schema';
 import type {
   ChatCompletionMessageToolCall,
   ChatCompletionToolMessageParam,

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runWithInvocationContext } from '../context/invocation-context.js';
 import { createToolGateway } from '../gateway/create-tool-gateway.js';
 import { isApprovalRequired } from '../gateway/results.js';
+import { type A2ATestServer, startA2ATestServer } from '../testing/a2a-test-server.js';
 import { createA2AAgentTool } from './a2a-agent-tool.js';
 import { type A2AStreamEvent, createA2AClient } from './a2a-client.js';
-import { type A2ATestServer, startA2ATestServer } from './a2a-test-server.js';
 
 let server: A2ATestServer;
 beforeAll(async () => {

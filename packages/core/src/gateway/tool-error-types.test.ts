@@ -34,7 +34,7 @@ describe('error types', () => {
     const listed = new Set(Object.keys(TOOL_ERROR_TYPES));
     expect([...used].filter((type) => !listed.has(type)).sort()).toEqual([]);
     const docs = readFileSync(path.join(repo, 'docs', 'tools.md'), 'utf8');
-    const documented = new Set([...docs.matchAll(/^\| `([a-z0-9_]+)` \|/gm)].map((m) => m[1]!));
+    const documented = new Set([...docs.matchAll(/^\| `([a-z0-9_]+)`\s*\|/gm)].map((m) => m[1]!));
     expect([...listed].filter((type) => !documented.has(type)).sort()).toEqual([]);
   });
 });

@@ -1,3 +1,4 @@
+export { type A2ATestServer, startA2ATestServer } from './a2a-test-server.js';
 export {
   createFailureTools,
   FAILURE_KINDS,

@@ -60,4 +60,7 @@ export function createWorkspaceToolset(options: WorkspaceOptions = {}): Workspac
   };
 }
 
-export type { WorkspaceOptions } from './workspace-runtime.js';
+// @ksadk/core/workspace — the workspace toolset.
+export type { ReadRecord, ReadStateStore } from './read-state.js';
+export type { WorkspaceRootIds, WorkspaceRootOption } from './workspace-root.js';
+export type { WorkspaceOptions, WorkspaceRuntime } from './workspace-runtime.js';

@@ -2,7 +2,7 @@ import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ripgrepAvailable } from './search/ripgrep.js';
-import { createTestWorkspace } from './workspace-test-kit.js';
+import { createTestWorkspace } from './test-fixtures/workspace-test-kit.js';
 
 let ws: Awaited<ReturnType<typeof createTestWorkspace>>;
 beforeEach(async () => {

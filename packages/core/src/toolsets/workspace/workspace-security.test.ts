@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestWorkspace } from './workspace-test-kit.js';
+import { createTestWorkspace } from './test-fixtures/workspace-test-kit.js';
 
 let ws: Awaited<ReturnType<typeof createTestWorkspace>>;
 

@@ -4,7 +4,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runWithInvocationContext } from '../../../context/invocation-context.js';
 import { createToolGateway } from '../../../gateway/create-tool-gateway.js';
-import { createTestWorkspace } from '../workspace-test-kit.js';
+import { createTestWorkspace } from '../test-fixtures/workspace-test-kit.js';
 import { compileGlob, globToRe2 } from './glob-matcher.js';
 import { ripgrepAvailable } from './ripgrep.js';
 

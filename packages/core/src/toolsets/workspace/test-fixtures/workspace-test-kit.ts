@@ -4,10 +4,10 @@ import path from 'node:path';
 import {
   type InvocationContextInput,
   runWithInvocationContext,
-} from '../../context/invocation-context.js';
-import { createToolGateway } from '../../gateway/create-tool-gateway.js';
-import type { ToolResult } from '../../gateway/results.js';
-import { createWorkspaceToolset, type WorkspaceOptions } from './index.js';
+} from '../../../context/invocation-context.js';
+import { createToolGateway } from '../../../gateway/create-tool-gateway.js';
+import type { ToolResult } from '../../../gateway/results.js';
+import { createWorkspaceToolset, type WorkspaceOptions } from '../index.js';
 
 /** A workspace in a fresh temporary directory, for tests: call tools by name through a gateway. */
 export async function createTestWorkspace(options: Omit<WorkspaceOptions, 'root'> = {}) {

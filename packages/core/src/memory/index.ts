@@ -1,0 +1,23 @@
+// @ksadk/core/memory — long-term memory and knowledge-base backends and their tools.
+export {
+  createMemoryToolset,
+  MEMORY_ENV,
+  type MemoryFromEnv,
+  type MemoryToolsetOptions,
+  memoryToolsetFromEnv,
+} from '../toolsets/memory/index.js';
+export type {
+  KnowledgeBase,
+  KnowledgePassage,
+  MemoryBackend,
+  MemoryEntry,
+  MemoryRecord,
+  MemoryScope,
+  MemorySearchOptions,
+  ScoredMemory,
+} from './memory-backend.js';
+export {
+  createFileMemoryBackend,
+  createInMemoryMemoryBackend,
+  type MemoryStoreLimits,
+} from './memory-stores.js';

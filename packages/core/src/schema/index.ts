@@ -1,0 +1,18 @@
+// @ksadk/core/schema — for adapter authors: one schema pipeline and one name sanitiser.
+export { toolJsonSchema } from './canonical-schema.js';
+export { toGeminiSchema } from './gemini-schema.js';
+export { normalizeStrictInput } from './normalize-strict-input.js';
+export { type OpenAISchemaResult, toOpenAIStrictSchema } from './openai-strict.js';
+export {
+  createToolNameRegistry,
+  sanitizeToolName,
+  type ToolNameConflict,
+  type ToolNameRegistry,
+} from './tool-names.js';
+export {
+  geminiToolSchema,
+  langChainToolSchema,
+  normalizeOpenAIArguments,
+  type OpenAIToolSchemaOptions,
+  openAIToolSchema,
+} from './tool-schemas.js';
