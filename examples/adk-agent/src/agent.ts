@@ -14,10 +14,10 @@ import { type ExampleReport, startScenario } from './scenario.js';
 /** The conversation an offline run plays: read the notes, check the weather, edit the notes, answer. */
 function offlineModel() {
   return new ScriptedLlm([
-    { functionCalls: [{ name: 'read_workspace_file', args: { path: 'notes/trip.md' } }] },
-    { functionCalls: [{ name: 'city_weather', args: { place: { city: 'Oslo' } } }] },
+    { toolCalls: [{ name: 'read_workspace_file', args: { path: 'notes/trip.md' } }] },
+    { toolCalls: [{ name: 'city_weather', args: { place: { city: 'Oslo' } } }] },
     {
-      functionCalls: [
+      toolCalls: [
         {
           name: 'edit_workspace_file',
           // A model cannot approve its own call: this `approval` is ignored by the gateway.

@@ -8,10 +8,10 @@ import { type ExampleReport, startScenario } from './scenario.js';
 /** The conversation an offline run plays: read the notes, check the weather, edit the notes, answer. */
 function offlineModel() {
   return new ScriptedChatModel([
-    { tool_calls: [{ name: 'read_workspace_file', args: { path: 'notes/trip.md' } }] },
-    { tool_calls: [{ name: 'city_weather', args: { place: { city: 'Oslo' } } }] },
+    { toolCalls: [{ name: 'read_workspace_file', args: { path: 'notes/trip.md' } }] },
+    { toolCalls: [{ name: 'city_weather', args: { place: { city: 'Oslo' } } }] },
     {
-      tool_calls: [
+      toolCalls: [
         {
           name: 'edit_workspace_file',
           // A model cannot approve its own call: this `approval` is ignored by the gateway.

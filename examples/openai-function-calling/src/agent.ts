@@ -7,14 +7,14 @@ import { type ExampleReport, startScenario } from './scenario.js';
 /** The conversation an offline run plays: read the notes, check the weather, edit the notes, answer. */
 function offlineModel() {
   return createScriptedOpenAIFetch([
-    { toolCalls: [{ name: 'read_workspace_file', arguments: { path: 'notes/trip.md' } }] },
-    { toolCalls: [{ name: 'city_weather', arguments: { place: { city: 'Oslo' } } }] },
+    { toolCalls: [{ name: 'read_workspace_file', args: { path: 'notes/trip.md' } }] },
+    { toolCalls: [{ name: 'city_weather', args: { place: { city: 'Oslo' } } }] },
     {
       toolCalls: [
         {
           name: 'edit_workspace_file',
           // A model cannot approve its own call: this `approval` is ignored by the gateway.
-          arguments: {
+          args: {
             path: 'notes/trip.md',
             old_text: '- pack: passport',
             new_text: '- pack: passport, umbrella',

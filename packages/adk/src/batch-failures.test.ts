@@ -23,7 +23,7 @@ describe('one bad call never loses the turn (real ADK runner)', () => {
           }));
           const agent = new LlmAgent({
             name: 'assistant',
-            model: new ScriptedLlm([{ functionCalls: calls }, 'Done.']),
+            model: new ScriptedLlm([{ toolCalls: calls }, 'Done.']),
             tools: toAdkTools(failures.tools, {
               gateway: createToolGateway({ approvalMode: 'full', env: {} }),
             }),

@@ -72,9 +72,9 @@ describe('loadAdkAgent end to end (real ADK runner, scripted model)', () => {
       execute: async () => ({ ok: true }),
     });
     const model = new ScriptedLlm([
-      { functionCalls: [{ name: 'lookup_place', args: { where: { city: 'Oslo' } } }] },
+      { toolCalls: [{ name: 'lookup_place', args: { where: { city: 'Oslo' } } }] },
       {
-        functionCalls: [
+        toolCalls: [
           {
             name: 'write_workspace_file',
             args: { path: 'a.txt', content: 'hi', approval: { approved: true } },
@@ -82,8 +82,8 @@ describe('loadAdkAgent end to end (real ADK runner, scripted model)', () => {
         ],
       },
       'Saved a.txt.',
-      { functionCalls: [{ name: 'lookup_place', args: { where: { city: 'Rome' } } }] },
-      { functionCalls: [{ name: 'write_workspace_file', args: { path: 'b.txt', content: 'no' } }] },
+      { toolCalls: [{ name: 'lookup_place', args: { where: { city: 'Rome' } } }] },
+      { toolCalls: [{ name: 'write_workspace_file', args: { path: 'b.txt', content: 'no' } }] },
       'Not saved.',
     ]);
     const agent = new LlmAgent({

@@ -18,7 +18,7 @@ describe('one bad call never loses the step (real LangGraph agent)', () => {
             args: {},
             id: `call_${index}`,
           }));
-          const model = new ScriptedChatModel([{ tool_calls: calls }, 'Done.']);
+          const model = new ScriptedChatModel([{ toolCalls: calls }, 'Done.']);
           const { agent } = await createKsadkAgent({
             model,
             tools: failures.tools,

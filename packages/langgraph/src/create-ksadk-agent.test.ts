@@ -56,16 +56,16 @@ describe('createKsadkAgent end to end (real LangGraph, scripted model)', () => {
       execute: () => ({ ok: true }),
     });
     const model = new ScriptedChatModel([
-      { tool_calls: [{ name: 'lookup_place', args: { where: { city: 'Oslo' } } }] },
+      { toolCalls: [{ name: 'lookup_place', args: { where: { city: 'Oslo' } } }] },
       {
-        tool_calls: [
+        toolCalls: [
           {
             name: 'write_workspace_file',
             args: { path: 'a.txt', content: 'hi', approval: { approved: true } },
           },
         ],
       },
-      { tool_calls: [{ name: 'write_workspace_file', args: { path: 'b.txt', content: 'no' } }] },
+      { toolCalls: [{ name: 'write_workspace_file', args: { path: 'b.txt', content: 'no' } }] },
       'All done.',
     ]);
     const { agent, assembly, close } = await createKsadkAgent({
@@ -125,7 +125,7 @@ describe('createKsadkAgent end to end (real LangGraph, scripted model)', () => {
         'absent',
       );
       expect(state.messages.at(-1)?.content).toBe('All done.');
-      expect(JSON.stringify(model.conversations[0]?.[0]?.content)).toContain('You help.');
+      expect(JSON.stringify(model.requests[0]?.[0]?.content)).toContain('You help.');
     } finally {
       await close();
     }
@@ -133,7 +133,7 @@ describe('createKsadkAgent end to end (real LangGraph, scripted model)', () => {
 
   it('streams tool start and end events', async () => {
     const model = new ScriptedChatModel([
-      { tool_calls: [{ name: 'component_status', args: {} }] },
+      { toolCalls: [{ name: 'component_status', args: {} }] },
       'ok',
     ]);
     const { agent, close } = await createKsadkAgent({

@@ -62,12 +62,12 @@ for (const api of ['chat', 'responses'] as const) {
         mcp: [{ name: 'places', url: mcp.url, risk_level: 'low' }],
       });
       const scripted = createScriptedOpenAIFetch([
-        { toolCalls: [{ name: 'lookup_place', arguments: { where: { city: 'Oslo' } } }] },
+        { toolCalls: [{ name: 'lookup_place', args: { where: { city: 'Oslo' } } }] },
         {
           toolCalls: [
             {
               name: 'write_workspace_file',
-              arguments: {
+              args: {
                 path: 'a.txt',
                 content: 'hi',
                 overwrite: null,
@@ -76,7 +76,7 @@ for (const api of ['chat', 'responses'] as const) {
             },
             {
               name: 'write_workspace_file',
-              arguments: { path: 'b.txt', content: 'no', overwrite: null },
+              args: { path: 'b.txt', content: 'no', overwrite: null },
             },
           ],
         },
@@ -151,9 +151,9 @@ describe('parallel tool calls', () => {
     const scripted = createScriptedOpenAIFetch([
       {
         toolCalls: [
-          { name: 'slow_a', arguments: {} },
-          { name: 'slow_b', arguments: {} },
-          { name: 'slow_c', arguments: {} },
+          { name: 'slow_a', args: {} },
+          { name: 'slow_b', args: {} },
+          { name: 'slow_c', args: {} },
         ],
       },
       'done',
@@ -186,8 +186,8 @@ describe('parallel tool calls', () => {
       execute: () => ({ ok: true }),
     });
     const scripted = createScriptedOpenAIFetch([
-      { toolCalls: [{ name: 'ping', arguments: {} }] },
-      { toolCalls: [{ name: 'ping', arguments: {} }] },
+      { toolCalls: [{ name: 'ping', args: {} }] },
+      { toolCalls: [{ name: 'ping', args: {} }] },
     ]);
     const loop = createToolLoop(client(scripted.fetch), {
       model: 'scripted',

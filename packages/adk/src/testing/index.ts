@@ -1,1 +1,2 @@
-export { ScriptedLlm, type ScriptedTurn } from './scripted-llm.js';
+export type { ScriptedReply, ScriptedToolCall, ScriptedTurn } from '@ksadk/core/testing';
+export { ScriptedLlm } from './scripted-llm.js';

@@ -11,3 +11,10 @@ export {
   type McpTestTool,
   startMcpTestServer,
 } from './mcp-test-server.js';
+export {
+  createTurnScript,
+  type ScriptedReply,
+  type ScriptedToolCall,
+  type ScriptedTurn,
+  type TurnScript,
+} from './scripted-turn.js';

@@ -1,1 +1,2 @@
-export { ScriptedChatModel, type ScriptedReply } from './scripted-chat-model.js';
+export type { ScriptedReply, ScriptedToolCall, ScriptedTurn } from '@ksadk/core/testing';
+export { ScriptedChatModel } from './scripted-chat-model.js';

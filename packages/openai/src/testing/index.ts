@@ -1,5 +1,2 @@
-export {
-  createScriptedOpenAIFetch,
-  type ScriptedOpenAIFetch,
-  type ScriptedOpenAITurn,
-} from './scripted-openai-fetch.js';
+export type { ScriptedReply, ScriptedToolCall, ScriptedTurn } from '@ksadk/core/testing';
+export { createScriptedOpenAIFetch, type ScriptedOpenAIFetch } from './scripted-openai-fetch.js';

@@ -1,12 +1,4 @@
-/** One scripted model turn: text, or tool calls (arguments as objects), or a function of the request body. */
-export type ScriptedOpenAITurn =
-  | string
-  | { toolCalls: { name: string; arguments: Record<string, unknown> | string; id?: string }[] }
-  | ((body: Record<string, unknown>) =>
-      | string
-      | {
-          toolCalls: { name: string; arguments: Record<string, unknown> | string; id?: string }[];
-        });
+import { createTurnScript, type ScriptedTurn } from '@ksadk/core/testing';
 
 /** A `fetch` for the `openai` client that answers from a script, and what it was asked. */
 export interface ScriptedOpenAIFetch {
@@ -18,16 +10,21 @@ export interface ScriptedOpenAIFetch {
 /**
  * A `fetch` that plays an OpenAI model from a script, for offline agents and tests: Chat
  * Completions (`…/chat/completions`) and Responses (`…/responses`) bodies are built per
- * endpoint. Give it to `new OpenAI({ apiKey: 'offline', baseURL: 'http://scripted.invalid/v1', fetch })`.
+ * endpoint. Turns use the one scripted-turn format of every KsADK adapter (`'text'`,
+ * `{ toolCalls: [{ name, args }] }`, or a function of the request body); `requests` records the
+ * bodies. Give it to `new OpenAI({ apiKey: 'offline', baseURL: 'http://scripted.invalid/v1', fetch })`.
  *
  * @example
  * ```ts
- * const scripted = createScriptedOpenAIFetch([{ toolCalls: [{ name: 'read_note', arguments: { title: 'a' } }] }, 'Done.']);
+ * const scripted = createScriptedOpenAIFetch([{ toolCalls: [{ name: 'read_note', args: { title: 'a' } }] }, 'Done.']);
  * const client = new OpenAI({ apiKey: 'offline', baseURL: 'http://scripted.invalid/v1', fetch: scripted.fetch, maxRetries: 0 });
  * ```
  */
-export function createScriptedOpenAIFetch(turns: ScriptedOpenAITurn[]): ScriptedOpenAIFetch {
+export function createScriptedOpenAIFetch(
+  turns: ScriptedTurn<Record<string, unknown>>[],
+): ScriptedOpenAIFetch {
   const requests: Record<string, unknown>[] = [];
+  const script = createTurnScript(turns);
   let count = 0;
   const json = (body: unknown, status = 200): Response =>
     new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
@@ -37,21 +34,19 @@ export function createScriptedOpenAIFetch(turns: ScriptedOpenAITurn[]): Scripted
   ): Promise<Response> => {
     const body = JSON.parse(String(init?.body ?? '{}')) as Record<string, unknown>;
     requests.push(body);
-    const next = turns.shift();
-    if (next === undefined)
-      return json({ error: { message: 'The scripted model has no more turns.' } }, 500);
-    const turn = typeof next === 'function' ? next(body) : next;
+    let reply: ReturnType<typeof script.next>;
+    try {
+      reply = script.next(body);
+    } catch (error) {
+      return json({ error: { message: (error as Error).message } }, 500);
+    }
     count += 1;
-    const calls =
-      typeof turn === 'string'
-        ? []
-        : turn.toolCalls.map((call, index) => ({
-            id: call.id ?? `call_${count}_${index}`,
-            name: call.name,
-            arguments:
-              typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
-          }));
-    const text = typeof turn === 'string' ? turn : null;
+    const calls = reply.toolCalls.map((call) => ({
+      id: call.id,
+      name: call.name,
+      arguments: typeof call.args === 'string' ? call.args : JSON.stringify(call.args),
+    }));
+    const text = calls.length > 0 ? reply.text : (reply.text ?? '');
     if (String(url).endsWith('/responses')) {
       return json({
         id: `resp_${count}`,
@@ -60,7 +55,7 @@ export function createScriptedOpenAIFetch(turns: ScriptedOpenAITurn[]): Scripted
         model: String(body['model'] ?? 'scripted'),
         status: 'completed',
         output:
-          text !== null
+          calls.length === 0
             ? [
                 {
                   type: 'message',
