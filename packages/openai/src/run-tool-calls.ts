@@ -153,7 +153,7 @@ function batchOf(
  * @example
  * ```ts
  * let batch = await runToolCalls(message.tool_calls ?? [], { tools, gateway });
- * if (!batch.done) batch = await batch.resume({ [batch.pending[0].callId]: { type: 'approve' } });
+ * if (!batch.done) batch = await batch.resume({ [batch.pending[0]!.callId]: { type: 'approve' } });
  * messages.push(message, ...batch.toolMessages());
  * ```
  */

@@ -36,7 +36,8 @@ export interface FailureTools {
  * @example
  * ```ts
  * const failures = createFailureTools();
- * const tools = toOpenAITools(failures.tools);
+ * const gateway = createToolGateway({ approvalMode: 'full' });
+ * for (const tool of failures.tools) console.log(await gateway.invoke(tool, {})); // one result each
  * ```
  */
 export function createFailureTools(): FailureTools {
