@@ -9,7 +9,7 @@ import {
   setLogLevel,
 } from '@google/adk';
 import type { Content, FunctionCall } from '@google/genai';
-import { createToolGateway, defineExternalTool, defineTool } from '@ksadk/core';
+import { createToolGateway, defineJsonSchemaTool, defineTool } from '@ksadk/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { toAdkTools } from './to-adk-tools.js';
@@ -124,7 +124,7 @@ async function startRun(
 describe('toAdkTools', () => {
   it('declares tools with parametersJsonSchema, not ADK parameters', async () => {
     const { gateway, writeNote } = fixtures();
-    const mcpStyle = defineExternalTool({
+    const mcpStyle = defineJsonSchemaTool({
       name: 'lookup',
       description: 'Lookup.',
       inputSchema: {

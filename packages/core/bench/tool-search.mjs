@@ -47,7 +47,7 @@ export async function benchToolSearch(core, catalogEntry) {
     { group: 'crm' },
   );
   const search = catalog
-    .getAgentEngineTools({ include: 'tool_search' })
+    .getTools({ include: 'tool_search' })
     .find((tool) => tool.name === 'tool_search');
   if (!search) return { rows: [['tool_search not available', '']], targets: [] };
   const gateway = core.createToolGateway({ approvalMode: 'full', env: {} });

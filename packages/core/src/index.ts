@@ -41,6 +41,7 @@ export {
   parseApprovalMode,
 } from './gateway/approval-mode.js';
 export { type ApprovalPause, approvalPauseFor } from './gateway/approval-pause.js';
+export { policyRequiresApproval } from './gateway/approval-policy.js';
 export {
   type ApprovalRoundTripOptions,
   type ApprovalRoundTripOutcome,
@@ -68,7 +69,6 @@ export {
   type ToolGatewayOptions,
   type ToolStartEvent,
 } from './gateway/create-tool-gateway.js';
-export { policyRequiresApproval } from './gateway/decide-approval.js';
 export {
   type ArgumentLimits,
   DEFAULT_ARGUMENT_LIMITS,
@@ -91,9 +91,9 @@ export {
 export { failedResult } from './gateway/run-with-timeout.js';
 export { TOOL_ERROR_TYPES, type ToolErrorType } from './gateway/tool-error-types.js';
 export {
-  defineExternalTool,
+  defineJsonSchemaTool,
   defineTool,
-  type ExternalToolDefinition,
+  type JsonSchemaToolDefinition,
   TOOL_NAME_PATTERN,
   type ToolDefinition,
 } from './tool/define-tool.js';

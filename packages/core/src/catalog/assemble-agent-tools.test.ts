@@ -143,7 +143,7 @@ describe('assembleAgentTools', () => {
         KSADK_LTM_BACKEND: 'memory',
         KSADK_BUILTIN_TOOLS_MODE: 'dispatcher',
         KSADK_MCP_SERVERS: JSON.stringify([
-          { name: 'cities', url: server.url, tool_filter: ['lookup_city'] },
+          { name: 'cities', url: server.url, toolFilter: ['lookup_city'] },
         ]),
         KSADK_KB_DATASET_ID: 'kb-1',
         AGENTENGINE_UI_DIR: path.join(base, 'ui'),

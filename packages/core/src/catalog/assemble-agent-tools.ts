@@ -6,7 +6,7 @@ import {
   loadMcpToolsetsFromEnv,
   type McpLoadResult,
 } from '../mcp/load-mcp-toolsets.js';
-import type { McpServerConfig } from '../mcp/mcp-config.js';
+import type { McpServerOptions } from '../mcp/mcp-config.js';
 import type { KnowledgeBase } from '../memory/memory-backend.js';
 import type { RiskLevel } from '../tool/policy.js';
 import type { Tool } from '../tool/tool.js';
@@ -55,7 +55,7 @@ export interface AssembleAgentToolsOptions {
   /** The catalogue built-ins come from (and where MCP and A2A tools are registered). @default a new one */
   catalog?: ToolCatalog | ToolCatalogOptions;
   /** MCP servers (validated per entry), toolsets already loaded, or `false`. @default none */
-  mcp?: readonly McpServerConfig[] | unknown[] | McpLoadResult | false;
+  mcp?: readonly McpServerOptions[] | McpLoadResult | false;
   /** Remote A2A agents to offer as tools. @default none */
   a2a?: readonly A2AAgentConfig[];
   /** Fail on any configuration problem instead of reporting it. @default false */
@@ -155,7 +155,7 @@ export async function assembleAgentTools(
       const builtins =
         options.builtins === undefined
           ? catalog.builtinToolsForRuntime()
-          : catalog.getAgentEngineTools({
+          : catalog.getTools({
               mode: options.builtins.mode ?? 'direct',
               profile: options.builtins.profile ?? 'default',
               ...(options.builtins.include !== undefined
@@ -213,10 +213,9 @@ export async function assembleAgentTools(
     selectDeferredTools(names) {
       // What tool_search may offer: the built-in profile's tools and the runnable external ones.
       const offered = new Map(
-        [
-          ...catalog.getAgentEngineTools({ profile: builtinProfile }),
-          ...catalog.externalTools(),
-        ].map((tool) => [tool.name, tool]),
+        [...catalog.getTools({ profile: builtinProfile }), ...catalog.externalTools()].map(
+          (tool) => [tool.name, tool],
+        ),
       );
       const selected: Tool[] = [];
       const skipped: string[] = [];

@@ -6,7 +6,7 @@ import { runWithInvocationContext } from '../context/invocation-context.js';
 import { KsadkError } from '../errors/ksadk-error.js';
 import { createToolGateway } from '../gateway/create-tool-gateway.js';
 import { isApprovalRequired } from '../gateway/results.js';
-import { defineExternalTool } from '../tool/define-tool.js';
+import { defineJsonSchemaTool } from '../tool/define-tool.js';
 import type { Tool } from '../tool/tool.js';
 import { createToolCatalog, type ToolCatalog } from './tool-catalog.js';
 
@@ -31,7 +31,7 @@ const find = (tools: Tool[], name: string): Tool => {
 describe('selection', () => {
   it('default profile: every bound group in order; absent groups are simply absent', () => {
     expect(catalog.groups).toEqual(['workspace', 'platform']);
-    expect(names(catalog.getAgentEngineTools())).toEqual([
+    expect(names(catalog.getTools())).toEqual([
       'workspace_status',
       'list_workspace_files',
       'read_workspace_file',
@@ -47,7 +47,7 @@ describe('selection', () => {
   });
 
   it('coding/direct is the focused set with tool_search; coding/deferred is exactly search + dispatcher', () => {
-    const coding = names(catalog.getAgentEngineTools({ profile: 'coding' }));
+    const coding = names(catalog.getTools({ profile: 'coding' }));
     expect(coding).toEqual(
       expect.arrayContaining([
         'read_workspace_file',
@@ -57,22 +57,21 @@ describe('selection', () => {
       ]),
     );
     expect(coding).not.toContain('delete_workspace_file');
-    expect(names(catalog.getAgentEngineTools({ profile: 'coding', mode: 'deferred' }))).toEqual([
+    expect(names(catalog.getTools({ profile: 'coding', mode: 'deferred' }))).toEqual([
       'tool_search',
       'tool_dispatcher',
     ]);
-    expect(names(catalog.getAgentEngineTools({ mode: 'dispatcher' }))).toEqual(['tool_dispatcher']);
-    expect(catalog.getAgentEngineTools({ mode: 'off' })).toEqual([]);
+    expect(names(catalog.getTools({ mode: 'dispatcher' }))).toEqual(['tool_dispatcher']);
+    expect(catalog.getTools({ mode: 'off' })).toEqual([]);
   });
 
   it('resolves comma lists, aliases, profiles and concrete names, de-duplicated', () => {
-    expect(
-      names(catalog.getAgentEngineTools({ include: 'platform, read_workspace_file,platform' })),
-    ).toEqual(['component_status', 'read_workspace_file']);
-    expect(names(catalog.getAgentEngineTools({ include: ['tool_dispatcher'] }))).toEqual([
-      'tool_dispatcher',
+    expect(names(catalog.getTools({ include: 'platform, read_workspace_file,platform' }))).toEqual([
+      'component_status',
+      'read_workspace_file',
     ]);
-    expect(names(catalog.getAgentEngineTools({ include: 'core' }))).toContain('tool_search');
+    expect(names(catalog.getTools({ include: ['tool_dispatcher'] }))).toEqual(['tool_dispatcher']);
+    expect(names(catalog.getTools({ include: 'core' }))).toContain('tool_search');
   });
 
   it('unknown names and modes are KsadkErrors that list the valid values', () => {
@@ -84,15 +83,13 @@ describe('selection', () => {
         return KsadkError.isInstance(error) ? error : undefined;
       }
     };
-    const unknown = attempt(() => catalog.getAgentEngineTools({ include: 'file' }));
+    const unknown = attempt(() => catalog.getTools({ include: 'file' }));
     expect(unknown?.code).toBe('invalid_config');
     expect(unknown?.message).toMatch(
       /Unknown AgentEngine toolset or tool: file\. Valid: workspace, platform/,
     );
-    expect(attempt(() => catalog.getAgentEngineTools({ include: 'sandbox' }))?.message).toMatch(
-      /sandbox/,
-    );
-    expect(attempt(() => catalog.getAgentEngineTools({ mode: 'sometimes' }))?.message).toMatch(
+    expect(attempt(() => catalog.getTools({ include: 'sandbox' }))?.message).toMatch(/sandbox/);
+    expect(attempt(() => catalog.getTools({ mode: 'sometimes' }))?.message).toMatch(
       /off, direct, dispatcher, deferred/,
     );
   });
@@ -128,7 +125,7 @@ describe('selection', () => {
 
 describe('descriptors', () => {
   it('carry real JSON Schema args, risk, side effects, boundary and the request-mode approval flag', () => {
-    const [write] = catalog.describeAgentEngineTools({ include: 'write_workspace_file' });
+    const [write] = catalog.describeTools({ include: 'write_workspace_file' });
     expect(write).toMatchObject({
       name: 'write_workspace_file',
       group: 'workspace',
@@ -141,10 +138,10 @@ describe('descriptors', () => {
       args: { path: { type: 'string' }, content: { type: 'string' } },
     });
     const [inFull] = runWithInvocationContext({ approvalMode: 'full' }, () =>
-      catalog.describeAgentEngineTools({ include: 'write_workspace_file' }),
+      catalog.describeTools({ include: 'write_workspace_file' }),
     );
     expect(inFull?.requires_approval).toBe(false);
-    const [dispatcher] = catalog.describeAgentEngineTools({
+    const [dispatcher] = catalog.describeTools({
       include: 'agentengine_tool_dispatcher',
     });
     expect(dispatcher).toMatchObject({
@@ -162,10 +159,7 @@ describe('tool_dispatcher', () => {
 
   it('list works for every profile, including coding (the Python bug is fixed)', async () => {
     for (const profile of ['default', 'coding']) {
-      const dispatcher = find(
-        catalog.getAgentEngineTools({ profile, mode: 'dispatcher' }),
-        'tool_dispatcher',
-      );
+      const dispatcher = find(catalog.getTools({ profile, mode: 'dispatcher' }), 'tool_dispatcher');
       const listed = await dispatch(dispatcher, { action: 'list' });
       expect(listed, profile).toMatchObject({ ok: true });
       expect(listed['tool_count']).toBeGreaterThan(5);
@@ -174,7 +168,7 @@ describe('tool_dispatcher', () => {
 
   it('list with an unknown include is a structured unknown_tool, not a throw; JSON-string arguments work', async () => {
     const alias = find(
-      catalog.getAgentEngineTools({ include: 'agentengine_tool_dispatcher' }),
+      catalog.getTools({ include: 'agentengine_tool_dispatcher' }),
       'agentengine_tool_dispatcher',
     );
     expect(await dispatch(alias, { action: 'list', include: 'file' })).toMatchObject({
@@ -193,7 +187,7 @@ describe('tool_dispatcher', () => {
   });
 
   it('describe is the same through the canonical name and the alias', async () => {
-    const tools = catalog.getAgentEngineTools({
+    const tools = catalog.getTools({
       include: 'tool_dispatcher,agentengine_tool_dispatcher',
     });
     const one = await dispatch(find(tools, 'tool_dispatcher'), {
@@ -212,7 +206,7 @@ describe('tool_dispatcher', () => {
   });
 
   it('reports the contract errors', async () => {
-    const dispatcher = find(catalog.getAgentEngineTools({ mode: 'dispatcher' }), 'tool_dispatcher');
+    const dispatcher = find(catalog.getTools({ mode: 'dispatcher' }), 'tool_dispatcher');
     expect(await dispatch(dispatcher, { action: 'describe' })).toMatchObject({
       error_type: 'missing_tool_name',
     });
@@ -249,7 +243,7 @@ describe('tool_dispatcher', () => {
   });
 
   it('call goes through the gateway: gated tools need the host, an approval in arguments changes nothing', async () => {
-    const dispatcher = find(catalog.getAgentEngineTools({ mode: 'dispatcher' }), 'tool_dispatcher');
+    const dispatcher = find(catalog.getTools({ mode: 'dispatcher' }), 'tool_dispatcher');
     const args = {
       action: 'call',
       tool_name: 'write_workspace_file',
@@ -277,7 +271,7 @@ describe('tool_dispatcher', () => {
 
   it('can only reach the tools of its own profile', async () => {
     const coding = find(
-      catalog.getAgentEngineTools({ profile: 'coding', mode: 'dispatcher' }),
+      catalog.getTools({ profile: 'coding', mode: 'dispatcher' }),
       'tool_dispatcher',
     );
     expect(
@@ -297,7 +291,7 @@ describe('tool_search and external tools', () => {
   const gateway = createToolGateway({ env: {} });
 
   it('finds read and edit tools for an editing task, every score positive', async () => {
-    const search = find(catalog.getAgentEngineTools({ profile: 'coding' }), 'tool_search');
+    const search = find(catalog.getTools({ profile: 'coding' }), 'tool_search');
     const result = await gateway.invoke(search, {
       query: 'edit a file after reading it',
       max_results: 5,
@@ -315,7 +309,7 @@ describe('tool_search and external tools', () => {
   });
 
   it('gives no workspace bonus without a match, and understands Chinese', async () => {
-    const search = find(catalog.getAgentEngineTools({ profile: 'coding' }), 'tool_search');
+    const search = find(catalog.getTools({ profile: 'coding' }), 'tool_search');
     expect(await gateway.invoke(search, { query: 'zebra' })).toMatchObject({ results: [] });
     const chinese = await gateway.invoke(search, { query: '读文件' });
     expect(names(chinese['results'] as { name: string }[])).toContain('read_workspace_file');
@@ -332,7 +326,7 @@ describe('tool_search and external tools', () => {
       ],
       { group: 'mcp:weather', boundary: 'remote_mcp_server' },
     );
-    const runnable = defineExternalTool({
+    const runnable = defineJsonSchemaTool({
       name: 'stock_quote',
       description: 'Latest stock quote',
       group: 'mcp:stocks',
@@ -344,7 +338,7 @@ describe('tool_search and external tools', () => {
       execute: ({ symbol }) => ({ ok: true, symbol, price: 1 }),
     });
     catalog.registerExternalTools([runnable]);
-    const search = find(catalog.getAgentEngineTools({ profile: 'coding' }), 'tool_search');
+    const search = find(catalog.getTools({ profile: 'coding' }), 'tool_search');
     const result = await gateway.invoke(search, { query: 'weather forecast' });
     expect((result['results'] as unknown[])[0]).toMatchObject({
       name: 'weather_forecast',
@@ -354,15 +348,15 @@ describe('tool_search and external tools', () => {
       args: { city: { type: 'string' } },
     });
     expect(result['deferred_tool_names']).toContain('weather_forecast');
-    expect(names(catalog.describeAgentEngineTools({ include: 'mcp' }))).toEqual([
+    expect(names(catalog.describeTools({ include: 'mcp' }))).toEqual([
       'weather_forecast',
       'stock_quote',
     ]);
-    expect(() => catalog.getAgentEngineTools({ include: 'weather_forecast' })).toThrowError(
+    expect(() => catalog.getTools({ include: 'weather_forecast' })).toThrowError(
       /description only/,
     );
-    expect(names(catalog.getAgentEngineTools({ include: 'mcp:stocks' }))).toEqual(['stock_quote']);
-    const dispatcher = find(catalog.getAgentEngineTools({ mode: 'dispatcher' }), 'tool_dispatcher');
+    expect(names(catalog.getTools({ include: 'mcp:stocks' }))).toEqual(['stock_quote']);
+    const dispatcher = find(catalog.getTools({ mode: 'dispatcher' }), 'tool_dispatcher');
     expect(
       await gateway.invoke(dispatcher, {
         action: 'call',
@@ -391,7 +385,7 @@ describe('tool_search and external tools', () => {
   it('external registrations belong to one catalogue', async () => {
     const other = createToolCatalog({ workspace: false, env: {} });
     catalog.registerExternalTools([{ name: 'only_here', description: 'x' }]);
-    const dispatcher = find(other.getAgentEngineTools({ mode: 'dispatcher' }), 'tool_dispatcher');
+    const dispatcher = find(other.getTools({ mode: 'dispatcher' }), 'tool_dispatcher');
     expect(
       await gateway.invoke(dispatcher, { action: 'describe', tool_name: 'only_here' }),
     ).toMatchObject({ error_type: 'unknown_tool' });
@@ -401,7 +395,7 @@ describe('tool_search and external tools', () => {
 describe('component_status', () => {
   it('reports only what is bound, without host paths', async () => {
     const gateway = createToolGateway({ env: {} });
-    const status = find(catalog.getAgentEngineTools(), 'component_status');
+    const status = find(catalog.getTools(), 'component_status');
     const result = await gateway.invoke(status, {});
     expect(result).toMatchObject({
       ok: true,

@@ -82,8 +82,12 @@ export interface ToolCatalog {
   /** Binds a toolset's tools under a group (later toolsets plug in here). */
   registerToolset(group: string, tools: readonly Tool[]): void;
   /** Tools for an agent. */
+  getTools(selection?: ToolSelection): Tool[];
+  /** The Python KsADK's name for {@link ToolCatalog.getTools} (prompts and skills may cite it). */
   getAgentEngineTools(selection?: ToolSelection): Tool[];
   /** Descriptors (with JSON Schema `args`) for the same selection, plus external tools where included. */
+  describeTools(selection?: ToolSelection): ToolDescriptor[];
+  /** The Python KsADK's name for {@link ToolCatalog.describeTools}. */
   describeAgentEngineTools(selection?: ToolSelection): ToolDescriptor[];
   /** Tools per `KSADK_BUILTIN_TOOLS_MODE` (default `off`) and `KSADK_BUILTIN_TOOLS_PROFILE` (default `default`). */
   builtinToolsForRuntime(overrides?: { mode?: string; profile?: string }): Tool[];
@@ -103,7 +107,7 @@ export function isToolCatalog(value: unknown): value is ToolCatalog {
   return (
     typeof value === 'object' &&
     value !== null &&
-    typeof (value as ToolCatalog).getAgentEngineTools === 'function'
+    typeof (value as ToolCatalog).getTools === 'function'
   );
 }
 
@@ -118,7 +122,7 @@ const isTool = (value: Tool | ExternalToolSpec): value is Tool =>
  * @example
  * ```ts
  * const catalog = createToolCatalog({ workspace: { root: '/srv/ws' } });
- * const tools = catalog.getAgentEngineTools({ profile: 'coding' });
+ * const tools = catalog.getTools({ profile: 'coding' });
  * ```
  */
 export function createToolCatalog(options: ToolCatalogOptions = {}): ToolCatalog {
@@ -326,11 +330,13 @@ export function createToolCatalog(options: ToolCatalogOptions = {}): ToolCatalog
       }
       groups.set(name, [...(groups.get(name) ?? []), ...tools]);
     },
-    getAgentEngineTools(selection = {}) {
+    getTools(selection = {}) {
       const { names, scopeNames } = select(selection);
       return toolsFor(names, scopeNames);
     },
-    describeAgentEngineTools(selection = {}) {
+    getAgentEngineTools: (selection) => catalog.getTools(selection),
+    describeAgentEngineTools: (selection) => catalog.describeTools(selection),
+    describeTools(selection = {}) {
       const { names, scopeNames } = select(selection);
       const mode = modeNow();
       const builtins = builtinTools();
@@ -350,7 +356,7 @@ export function createToolCatalog(options: ToolCatalogOptions = {}): ToolCatalog
     builtinToolsForRuntime(overrides = {}) {
       const mode = overrides.mode ?? env[BUILTIN_TOOLS_ENV.mode] ?? 'off';
       const profile = overrides.profile ?? env[BUILTIN_TOOLS_ENV.profile] ?? 'default';
-      return catalog.getAgentEngineTools({
+      return catalog.getTools({
         mode: parseBuiltinToolsMode(
           mode,
           overrides.mode === undefined ? BUILTIN_TOOLS_ENV.mode : 'mode',

@@ -16,7 +16,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { runWithInvocationContext } from '../context/invocation-context.js';
 import { createFileMemoryBackend } from '../memory/memory-stores.js';
-import { defineExternalTool, defineTool } from '../tool/define-tool.js';
+import { defineJsonSchemaTool, defineTool } from '../tool/define-tool.js';
 import type { Tool } from '../tool/tool.js';
 import { createMemoryToolset } from '../toolsets/memory/index.js';
 import { createWorkspaceToolset } from '../toolsets/workspace/index.js';
@@ -235,7 +235,7 @@ describe('every credential leaving a tool is redacted, whatever carries it', () 
 
 describe('a grant binds exactly the arguments the tool receives', () => {
   const received: unknown[] = [];
-  const external = defineExternalTool({
+  const external = defineJsonSchemaTool({
     name: 'pay',
     description: 'Pays.',
     inputSchema: { type: 'object' },

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { runWithInvocationContext } from '../context/invocation-context.js';
 import { KsadkError } from '../errors/ksadk-error.js';
-import { defineExternalTool, defineTool } from '../tool/define-tool.js';
+import { defineJsonSchemaTool, defineTool } from '../tool/define-tool.js';
 import { createToolGateway } from './create-tool-gateway.js';
 import { isApprovalRejected, isApprovalRequired } from './results.js';
 
@@ -57,7 +57,7 @@ describe('argument validation', () => {
   });
 
   it('validates external tools against their JSON Schema', async () => {
-    const tool = defineExternalTool({
+    const tool = defineJsonSchemaTool({
       name: 'weather',
       description: 'Weather.',
       inputSchema: {

@@ -13,8 +13,8 @@ import { modelSafeErrorMessage } from '../util/sanitize-message.js';
 import { createApprovalGate } from './approval-gate.js';
 import { resolveApprovalSecret } from './approval-grant.js';
 import { type ApprovalMode, approvalModeFromEnv, parseApprovalMode } from './approval-mode.js';
+import { policyRequiresApproval } from './approval-policy.js';
 import { createInMemoryApprovalStore } from './approval-store.js';
-import { policyRequiresApproval } from './decide-approval.js';
 import type {
   ToolCallOptions,
   ToolCallOutcome,

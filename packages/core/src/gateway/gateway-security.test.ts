@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { resolveResultHandle } from '../budget/result-store.js';
 import { runWithInvocationContext } from '../context/invocation-context.js';
 import { KsadkError } from '../errors/ksadk-error.js';
-import { defineExternalTool, defineTool } from '../tool/define-tool.js';
+import { defineJsonSchemaTool, defineTool } from '../tool/define-tool.js';
 import type { Tool } from '../tool/tool.js';
 import { canonicalDigest } from '../util/canonical-json.js';
 import { redactDeep, registerSecret } from '../util/redact.js';
@@ -31,7 +31,7 @@ function recordingTool(received: unknown[], external = false): Tool {
   };
   const policy = { riskLevel: 'high' as const, sideEffects: ['shell'] };
   return external
-    ? defineExternalTool({
+    ? defineJsonSchemaTool({
         name: 'run_remote',
         description: 'Runs a command remotely.',
         inputSchema: { type: 'object', properties: { cmd: { type: 'string' } } },
@@ -462,7 +462,7 @@ describe('deep, huge or cyclic input never rejects invoke', () => {
       input: z.object({ value: z.json() }),
       execute: () => ({ ok: true }),
     });
-    const external = defineExternalTool({
+    const external = defineJsonSchemaTool({
       name: 'takes_anything',
       description: 'Takes anything.',
       inputSchema: { type: 'object' },
@@ -494,7 +494,7 @@ describe('deep, huge or cyclic input never rejects invoke', () => {
 
   it('a JSON Schema tool with a $ref loop is refused at definition; a validator that throws is invalid_arguments', async () => {
     expect(() =>
-      defineExternalTool({
+      defineJsonSchemaTool({
         name: 'loop',
         description: 'Loops.',
         inputSchema: { type: 'object', $ref: '#' },

@@ -11,6 +11,7 @@ export {
   type McpConfigProblem,
   type McpConfigResult,
   type McpServerConfig,
+  type McpServerOptions,
   mcpDedupeKey,
   mcpToolsEnabled,
   parseMcpServerConfigs,

@@ -5,7 +5,7 @@ import type { Tool } from '../tool/tool.js';
 import { modelSafeErrorMessage } from '../util/sanitize-message.js';
 import {
   loadMcpServerConfigsFromEnv,
-  type McpServerConfig,
+  type McpServerOptions,
   mcpDedupeKey,
   mcpToolsEnabled,
   parseMcpServerConfigs,
@@ -40,7 +40,7 @@ export interface McpLoadResult {
  * @throws {KsadkError} `invalid_config` with `strict`, listing what went wrong.
  */
 export async function loadMcpToolsets(
-  configs: readonly McpServerConfig[] | unknown,
+  configs: readonly McpServerOptions[] | unknown,
   options: LoadMcpToolsetsOptions = {},
 ): Promise<McpLoadResult> {
   checkOptions(options, ['strict', 'fetch'], 'loadMcpToolsets()');

@@ -7,27 +7,48 @@ export const MCP_ENV = {
   enabled: 'KSADK_ENABLE_MCP_TOOLS',
 } as const;
 
-/** One MCP server to connect to over Streamable HTTP. */
-export interface McpServerConfig {
+/**
+ * One MCP server as you write it in code (camelCase). `KSADK_MCP_SERVERS` is JSON in the Python
+ * KsADK's wire format (snake_case: `api_key`, `tool_filter`, `tool_name_prefix`, `timeout_ms`,
+ * `risk_level`, `requires_approval`); those spellings are accepted here too.
+ */
+export interface McpServerOptions {
   /** A name for the server; tools join the catalogue group `mcp:<name>`. */
   readonly name: string;
   /** Absolute http(s) URL whose path ends in `/mcp`. */
   readonly url: string;
-  /** Sent as `Authorization: Bearer <api_key>`. Never shown in errors, logs or descriptors. */
-  readonly api_key?: string;
+  /** Sent as `Authorization: Bearer <apiKey>`. Never shown in errors, logs or descriptors. */
+  readonly apiKey?: string;
   /** Extra request headers (their values are treated as secrets). */
   readonly headers?: Readonly<Record<string, string>>;
   /** Only these tools (by the server's own names). Empty or absent: all. */
-  readonly tool_filter: readonly string[];
+  readonly toolFilter?: readonly string[];
   /** Model-facing names become `<prefix>_<tool>`. */
-  readonly tool_name_prefix?: string;
+  readonly toolNamePrefix?: string;
   /** Per-call timeout. @default 60000 */
-  readonly timeout_ms: number;
+  readonly timeoutMs?: number;
   /** Risk of every tool of this server. @default 'medium' */
-  readonly risk_level: RiskLevel;
+  readonly riskLevel?: RiskLevel;
   /** `true`: always ask, even in `full` mode. */
-  readonly requires_approval?: boolean;
+  readonly requiresApproval?: boolean;
 }
+
+/** One validated MCP server: {@link McpServerOptions} with every default applied. */
+export interface McpServerConfig extends McpServerOptions {
+  readonly toolFilter: readonly string[];
+  readonly timeoutMs: number;
+  readonly riskLevel: RiskLevel;
+}
+
+/** The wire (snake_case) spellings accepted for each option, as in `KSADK_MCP_SERVERS`. */
+const WIRE_NAMES: Readonly<Record<string, string>> = {
+  api_key: 'apiKey',
+  tool_filter: 'toolFilter',
+  tool_name_prefix: 'toolNamePrefix',
+  timeout_ms: 'timeoutMs',
+  risk_level: 'riskLevel',
+  requires_approval: 'requiresApproval',
+};
 
 /** A configuration entry that was refused, and why (never containing a secret). */
 export interface McpConfigProblem {
@@ -47,13 +68,14 @@ export interface McpConfigResult {
 const FIELDS = new Set([
   'name',
   'url',
-  'api_key',
+  'apiKey',
   'headers',
-  'tool_filter',
-  'tool_name_prefix',
-  'timeout_ms',
-  'risk_level',
-  'requires_approval',
+  'toolFilter',
+  'toolNamePrefix',
+  'timeoutMs',
+  'riskLevel',
+  'requiresApproval',
+  ...Object.keys(WIRE_NAMES),
 ]);
 
 function checkEntry(
@@ -62,14 +84,26 @@ function checkEntry(
   source: string,
 ): McpServerConfig | McpConfigProblem {
   const where = `${source}[${index}]`;
-  const problem = (field: string | undefined, message: string): McpConfigProblem => ({
-    index,
-    ...(field ? { field } : {}),
-    message: `${where}${field ? `.${field}` : ''}: ${message}`,
-  });
+  /** The spelling the entry used for each option, so problems name what the user wrote. */
+  const spelled: Record<string, string> = {};
+  const problem = (field: string | undefined, message: string): McpConfigProblem => {
+    const shown = field === undefined ? undefined : (spelled[field] ?? field);
+    return {
+      index,
+      ...(shown ? { field: shown } : {}),
+      message: `${where}${shown ? `.${shown}` : ''}: ${message}`,
+    };
+  };
   if (typeof item !== 'object' || item === null || Array.isArray(item))
     return problem(undefined, 'must be an object');
-  const entry = item as Record<string, unknown>;
+  // One spelling per option: camelCase, or the wire format's snake_case.
+  const entry: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(item)) {
+    const name = WIRE_NAMES[key] ?? key;
+    if (name in entry) return problem(key, `give ${name} or ${key}, not both`);
+    entry[name] = value;
+    spelled[name] = key;
+  }
   const name = typeof entry['name'] === 'string' ? entry['name'].trim() : '';
   if (!name) return problem('name', 'must be a non-empty string');
   if (typeof entry['url'] !== 'string' || entry['url'].trim() === '')
@@ -87,18 +121,18 @@ function checkEntry(
     return problem('url', 'MCP server url must not carry credentials; use api_key or headers');
   if (!url.pathname.endsWith('/mcp'))
     return problem('url', 'MCP server url must point to a /mcp endpoint');
-  for (const field of ['api_key', 'tool_name_prefix'] as const) {
+  for (const field of ['apiKey', 'toolNamePrefix'] as const) {
     if (entry[field] !== undefined && entry[field] !== null && typeof entry[field] !== 'string') {
       return problem(field, 'optional MCP config fields must be strings');
     }
   }
-  const filter = entry['tool_filter'];
+  const filter = entry['toolFilter'];
   if (filter !== undefined && filter !== null) {
     if (
       !Array.isArray(filter) ||
       filter.some((value) => typeof value !== 'string' || value.trim() === '')
     ) {
-      return problem('tool_filter', 'must be a list of non-empty strings');
+      return problem('toolFilter', 'must be a list of non-empty strings');
     }
   }
   const headers = entry['headers'];
@@ -111,35 +145,34 @@ function checkEntry(
       return problem('headers', 'must be an object of string values');
     }
   }
-  const timeout = entry['timeout_ms'];
+  const timeout = entry['timeoutMs'];
   if (
     timeout !== undefined &&
     timeout !== null &&
     (typeof timeout !== 'number' || !(timeout > 0) || timeout > 3_600_000)
   ) {
-    return problem('timeout_ms', 'must be a positive number of milliseconds (at most one hour)');
+    return problem('timeoutMs', 'must be a positive number of milliseconds (at most one hour)');
   }
-  const risk = entry['risk_level'];
+  const risk = entry['riskLevel'];
   if (risk !== undefined && risk !== null && !(RISK_LEVELS as readonly unknown[]).includes(risk)) {
-    return problem('risk_level', `must be one of ${RISK_LEVELS.join(', ')}`);
+    return problem('riskLevel', `must be one of ${RISK_LEVELS.join(', ')}`);
   }
-  const requires = entry['requires_approval'];
+  const requires = entry['requiresApproval'];
   if (requires !== undefined && requires !== null && typeof requires !== 'boolean') {
-    return problem('requires_approval', 'must be a boolean');
+    return problem('requiresApproval', 'must be a boolean');
   }
-  const prefix =
-    typeof entry['tool_name_prefix'] === 'string' ? entry['tool_name_prefix'].trim() : '';
-  const apiKey = typeof entry['api_key'] === 'string' ? entry['api_key'].trim() : '';
+  const prefix = typeof entry['toolNamePrefix'] === 'string' ? entry['toolNamePrefix'].trim() : '';
+  const apiKey = typeof entry['apiKey'] === 'string' ? entry['apiKey'].trim() : '';
   return {
     name,
     url: url.toString(),
-    ...(apiKey ? { api_key: apiKey } : {}),
+    ...(apiKey ? { apiKey: apiKey } : {}),
     ...(headers ? { headers: { ...(headers as Record<string, string>) } } : {}),
-    tool_filter: ((filter as string[] | undefined) ?? []).map((value) => value.trim()),
-    ...(prefix ? { tool_name_prefix: prefix } : {}),
-    timeout_ms: (timeout as number | undefined) ?? 60_000,
-    risk_level: (risk as RiskLevel | undefined) ?? 'medium',
-    ...(typeof requires === 'boolean' ? { requires_approval: requires } : {}),
+    toolFilter: ((filter as string[] | undefined) ?? []).map((value) => value.trim()),
+    ...(prefix ? { toolNamePrefix: prefix } : {}),
+    timeoutMs: (timeout as number | undefined) ?? 60_000,
+    riskLevel: (risk as RiskLevel | undefined) ?? 'medium',
+    ...(typeof requires === 'boolean' ? { requiresApproval: requires } : {}),
   };
 }
 
@@ -219,5 +252,5 @@ export function loadMcpServerConfigsFromEnv(
 
 /** The key toolsets are de-duplicated by: `<url>|<prefix>`. */
 export function mcpDedupeKey(config: McpServerConfig): string {
-  return `${config.url}|${config.tool_name_prefix ?? ''}`;
+  return `${config.url}|${config.toolNamePrefix ?? ''}`;
 }

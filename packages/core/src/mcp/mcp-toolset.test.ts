@@ -85,13 +85,23 @@ describe('configuration', () => {
       ]),
     );
     expect(result.configs.map((config) => config.name)).toEqual(['weather', 'extra']);
+    // The wire format's snake_case is read into the camelCase options.
     expect(result.configs[0]).toMatchObject({
       url: 'http://127.0.0.1:9/mcp',
-      api_key: 'sk-secret-123',
-      tool_filter: ['a'],
-      tool_name_prefix: 'wx',
-      risk_level: 'medium',
+      apiKey: 'sk-secret-123',
+      toolFilter: ['a'],
+      toolNamePrefix: 'wx',
+      riskLevel: 'medium',
     });
+    expect(
+      parseMcpServerConfigs([
+        { name: 'camel', url: 'http://z/mcp', toolNamePrefix: 'z', timeoutMs: 5 },
+      ]).configs[0],
+    ).toMatchObject({ toolNamePrefix: 'z', timeoutMs: 5 });
+    expect(
+      parseMcpServerConfigs([{ name: 'both', url: 'http://z/mcp', apiKey: 'a', api_key: 'b' }])
+        .problems[0]?.message,
+    ).toMatch(/give apiKey or api_key, not both/);
     const messages = result.problems.map((problem) => problem.message);
     expect(messages).toEqual([
       'KSADK_MCP_SERVERS[1].name: must be a non-empty string',
@@ -123,9 +133,9 @@ describe('an MCP toolset against a real server', () => {
       {
         name: 'weather',
         url: server.url,
-        api_key: 'sk-live-abcdef123456',
-        tool_filter: ['weather_forecast', 'always_fails'],
-        tool_name_prefix: 'wx',
+        apiKey: 'sk-live-abcdef123456',
+        toolFilter: ['weather_forecast', 'always_fails'],
+        toolNamePrefix: 'wx',
       },
     ]);
     expect(problems).toEqual([]);
@@ -193,7 +203,7 @@ describe('an MCP toolset against a real server', () => {
     ];
     server = await serve(echoing);
     const { tools } = await load([
-      { name: 'echo', url: server.url, api_key: key, headers: { 'X-Tenant-Token': headerSecret } },
+      { name: 'echo', url: server.url, apiKey: key, headers: { 'X-Tenant-Token': headerSecret } },
     ]);
     for (const tool of tools) {
       const result = JSON.stringify(await gateway.invoke(tool, {}));
@@ -210,9 +220,7 @@ describe('an MCP toolset against a real server', () => {
     await new Promise<void>((resolve) => broken.listen(0, '127.0.0.1', resolve));
     cleanups.push(() => new Promise((resolve) => broken.close(() => resolve())));
     const port = (broken.address() as { port: number }).port;
-    const loaded = await load([
-      { name: 'down', url: `http://127.0.0.1:${port}/mcp`, api_key: key },
-    ]);
+    const loaded = await load([{ name: 'down', url: `http://127.0.0.1:${port}/mcp`, apiKey: key }]);
     expect(loaded.problems.join(' ')).toMatch(/down/);
     expect(JSON.stringify(loaded)).not.toContain(key);
   });
@@ -266,7 +274,7 @@ describe('an MCP toolset against a real server', () => {
 
   it('times out a slow call', async () => {
     const server = await serve([slow]);
-    const { tools } = await load([{ name: 's', url: server.url, timeout_ms: 100 }]);
+    const { tools } = await load([{ name: 's', url: server.url, timeoutMs: 100 }]);
     expect(await gateway.invoke(byName(tools, 'slow'), {})).toMatchObject({
       ok: false,
       error_type: 'tool_timeout',
@@ -277,7 +285,7 @@ describe('an MCP toolset against a real server', () => {
   it('reports and skips a server that is down at load (strict throws)', async () => {
     const server = await serve([weather]);
     const { tools, problems, toolsets } = await load([
-      { name: 'down', url: 'http://127.0.0.1:9/mcp', api_key: 'sk-never-shown-000' },
+      { name: 'down', url: 'http://127.0.0.1:9/mcp', apiKey: 'sk-never-shown-000' },
       { name: 'up', url: server.url },
     ]);
     expect(toolsets.map((toolset) => toolset.name)).toEqual(['up']);
@@ -387,7 +395,7 @@ describe('an MCP toolset against a real server', () => {
     const { toolsets, problems } = await load([
       { name: 'a', url: server.url },
       { name: 'b', url: server.url },
-      { name: 'c', url: server.url, tool_name_prefix: 'c' },
+      { name: 'c', url: server.url, toolNamePrefix: 'c' },
     ]);
     expect(toolsets.map((toolset) => toolset.name)).toEqual(['a', 'c']);
     expect(problems).toEqual([expect.stringContaining('MCP server b: same url and prefix')]);
@@ -403,7 +411,7 @@ describe('an MCP toolset against a real server', () => {
     cleanups.push(loaded.close);
     const catalog = createToolCatalog({ workspace: false, env: {} });
     catalog.registerExternalTools(loaded.tools);
-    const [search, dispatcher] = catalog.getAgentEngineTools({ mode: 'deferred' });
+    const [search, dispatcher] = catalog.getTools({ mode: 'deferred' });
     const found = await gateway.invoke(search!, { query: 'weather forecast' });
     expect(
       (

@@ -3,7 +3,7 @@ import { checkOptions } from '../errors/check-options.js';
 import type { ToolResult } from '../gateway/results.js';
 import { probeToolSchema } from '../schema/probe-tool-schema.js';
 import { createToolNameRegistry, type ToolNameRegistry } from '../schema/tool-names.js';
-import { defineExternalTool } from '../tool/define-tool.js';
+import { defineJsonSchemaTool } from '../tool/define-tool.js';
 import type { JsonSchema, Tool, ToolExecutionContext } from '../tool/tool.js';
 import { registerSecret } from '../util/redact.js';
 import { modelSafeErrorMessage } from '../util/sanitize-message.js';
@@ -122,10 +122,10 @@ export function createMcpToolset(
 
   const headers: Record<string, string> = {
     ...(config.headers ?? {}),
-    ...(config.api_key ? { Authorization: `Bearer ${config.api_key}` } : {}),
+    ...(config.apiKey ? { Authorization: `Bearer ${config.apiKey}` } : {}),
   };
   // Whatever the server echoes back (errors, `isError` text, results), these never reach the model.
-  registerSecret(config.api_key);
+  registerSecret(config.apiKey);
   for (const value of Object.values(headers)) registerSecret(value);
 
   const connect = async (): Promise<Session> => {
@@ -139,7 +139,7 @@ export function createMcpToolset(
     });
     const client = new Client({ name: options.clientName ?? 'ksadk', version: '0.1.0' });
     try {
-      await client.connect(transport, { timeout: config.timeout_ms });
+      await client.connect(transport, { timeout: config.timeoutMs });
     } catch (error) {
       await client.close().catch(() => undefined);
       throw error;
@@ -189,7 +189,7 @@ export function createMcpToolset(
         let cursor: string | undefined;
         for (let page = 0; page < 100; page += 1) {
           const result = await client.listTools(cursor ? { cursor } : {}, {
-            timeout: config.timeout_ms,
+            timeout: config.timeoutMs,
           });
           tools.push(...(result.tools as typeof tools));
           cursor = result.nextCursor;
@@ -225,7 +225,7 @@ export function createMcpToolset(
     }
     try {
       const result = await client.callTool({ name: originalName, arguments: args }, undefined, {
-        timeout: config.timeout_ms,
+        timeout: config.timeoutMs,
         signal: context.signal,
       });
       return mapMcpCallResult(result);
@@ -244,7 +244,7 @@ export function createMcpToolset(
         return {
           ok: false,
           error_type: 'tool_timeout',
-          error_message: `MCP server ${config.name} did not answer within ${config.timeout_ms} ms.`,
+          error_message: `MCP server ${config.name} did not answer within ${config.timeoutMs} ms.`,
           retryable: true,
         };
       }
@@ -265,12 +265,12 @@ export function createMcpToolset(
     listed: { name: string; description?: string; inputSchema: JsonSchema }[],
   ): Tool[] => {
     problems.length = 0;
-    const filter = new Set(config.tool_filter);
+    const filter = new Set(config.toolFilter);
     const out: Tool[] = [];
     for (const remote of listed) {
       if (filter.size > 0 && !filter.has(remote.name)) continue;
-      const wanted = config.tool_name_prefix
-        ? `${config.tool_name_prefix}_${remote.name}`
+      const wanted = config.toolNamePrefix
+        ? `${config.toolNamePrefix}_${remote.name}`
         : remote.name;
       const name = given.get(remote.name) ?? names.register(`${group}/${remote.name}`, wanted);
       if (name) given.set(remote.name, name);
@@ -286,20 +286,20 @@ export function createMcpToolset(
         (remote.description ?? '').trim() || `Tool ${remote.name} of MCP server ${config.name}.`;
       try {
         out.push(
-          defineExternalTool({
+          defineJsonSchemaTool({
             name,
             originalName: remote.name,
             description: `[MCP server ${config.name}] ${description.length > MAX_DESCRIPTION ? `${description.slice(0, MAX_DESCRIPTION)}…` : description}`,
             inputSchema: remote.inputSchema ?? { type: 'object' },
             group,
             boundary: 'remote_mcp_server',
-            timeoutMs: config.timeout_ms + 1000,
+            timeoutMs: config.timeoutMs + 1000,
             resultBudget: { fields: ['text'] },
             policy: {
-              riskLevel: config.risk_level,
+              riskLevel: config.riskLevel,
               sideEffects: ['mcp_tool_call'],
-              ...(config.requires_approval !== undefined
-                ? { requiresApproval: config.requires_approval }
+              ...(config.requiresApproval !== undefined
+                ? { requiresApproval: config.requiresApproval }
                 : {}),
             },
             execute: (args, context) => call(remote.name, args, context),

@@ -6,7 +6,7 @@ import { toStrictJsonSchema } from 'openai/lib/transform';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createToolGateway } from '../gateway/create-tool-gateway.js';
-import { defineExternalTool, defineTool } from '../tool/define-tool.js';
+import { defineJsonSchemaTool, defineTool } from '../tool/define-tool.js';
 import type { JsonSchema, Tool } from '../tool/tool.js';
 import { toolJsonSchema } from './canonical-schema.js';
 import {
@@ -52,7 +52,7 @@ const jsonCase = (
   rest: Omit<Case, 'name' | 'tool'>,
 ): Case => ({
   name: `json: ${name}`,
-  tool: defineExternalTool({
+  tool: defineJsonSchemaTool({
     name: 'corpus_tool',
     description: name,
     inputSchema,

@@ -3,7 +3,7 @@ import { expectTypeOf } from 'vitest';
 import { z } from 'zod';
 import type { ApprovalRequiredResult, ToolErrorResult, ToolResult } from '../gateway/results.js';
 import type { ToolErrorType } from '../gateway/tool-error-types.js';
-import { defineExternalTool, defineTool } from './define-tool.js';
+import { defineJsonSchemaTool, defineTool } from './define-tool.js';
 import type { JsonSchemaTool, ToolExecutionContext, ZodTool } from './tool.js';
 
 // defineTool infers the input from the zod schema — defaults applied, optional kept optional —
@@ -33,7 +33,7 @@ expectTypeOf(note.execute).returns.toEqualTypeOf<
 >();
 
 // A JSON Schema tool takes plain records.
-const external = defineExternalTool({
+const external = defineJsonSchemaTool({
   name: 'lookup',
   description: 'Looks up.',
   inputSchema: { type: 'object' },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { KsadkError } from '../errors/ksadk-error.js';
-import { defineExternalTool, defineTool } from './define-tool.js';
+import { defineJsonSchemaTool, defineTool } from './define-tool.js';
 
 const base = { description: 'd', execute: () => ({ ok: true }) };
 
@@ -45,7 +45,7 @@ describe('defineTool', () => {
     ).toBe('invalid_tool');
     expect(
       error(() =>
-        defineExternalTool({
+        defineJsonSchemaTool({
           name: 't',
           inputSchema: { type: 'object', properties: { approval: {} } },
           ...base,
@@ -53,13 +53,13 @@ describe('defineTool', () => {
       ),
     ).toBe('invalid_tool');
     expect(
-      error(() => defineExternalTool({ name: 't', inputSchema: { type: 'string' }, ...base })),
+      error(() => defineJsonSchemaTool({ name: 't', inputSchema: { type: 'string' }, ...base })),
     ).toBe('invalid_tool');
   });
 
   it('copies an external schema so later changes cannot alter the tool', () => {
     const schema = { type: 'object', properties: { a: { type: 'string' } } };
-    const tool = defineExternalTool({
+    const tool = defineJsonSchemaTool({
       name: 't',
       inputSchema: schema,
       originalName: 'orig.t',

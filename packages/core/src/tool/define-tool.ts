@@ -14,7 +14,7 @@ import type {
 /** The model-facing tool name rule (OpenAI's, the strictest of the targets). */
 export const TOOL_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
 
-/** Definition fields shared by {@link defineTool} and {@link defineExternalTool}. */
+/** Definition fields shared by {@link defineTool} and {@link defineJsonSchemaTool}. */
 interface ToolDefinitionBase {
   /** Model-facing name, `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`. */
   name: string;
@@ -41,7 +41,7 @@ export interface ToolDefinition<TSchema extends z.ZodObject, TOutput> extends To
 }
 
 /** A JSON-Schema-based tool definition (MCP tools, framework-managed tools). */
-export interface ExternalToolDefinition<TOutput> extends ToolDefinitionBase {
+export interface JsonSchemaToolDefinition<TOutput> extends ToolDefinitionBase {
   /** JSON Schema of the input; must describe an object. */
   inputSchema: JsonSchema;
   /** The name at the tool's origin, when `name` was sanitised from it. */
@@ -148,7 +148,7 @@ export function defineTool<TSchema extends z.ZodObject, TOutput>(
  *
  * @example
  * ```ts
- * const forecast = defineExternalTool({
+ * const forecast = defineJsonSchemaTool({
  *   name: 'weather_forecast',
  *   description: 'Three-day forecast for a city.',
  *   group: 'mcp:weather',
@@ -157,14 +157,14 @@ export function defineTool<TSchema extends z.ZodObject, TOutput>(
  * });
  * ```
  */
-export function defineExternalTool<TOutput>(
-  definition: ExternalToolDefinition<TOutput>,
+export function defineJsonSchemaTool<TOutput>(
+  definition: JsonSchemaToolDefinition<TOutput>,
 ): JsonSchemaTool<TOutput> {
   checkBase(definition);
   checkOptions(
     definition,
     [...BASE_KEYS, 'inputSchema', 'originalName', 'execute'],
-    `defineExternalTool(${JSON.stringify(String(definition.name))})`,
+    `defineJsonSchemaTool(${JSON.stringify(String(definition.name))})`,
     'invalid_tool',
   );
   const schema = definition.inputSchema;

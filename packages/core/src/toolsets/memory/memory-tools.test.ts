@@ -128,7 +128,7 @@ describe('memory tools', () => {
     };
     const catalog = createToolCatalog({ workspace: false, env: {} });
     catalog.registerToolset('memory', createMemoryToolset({ memory: recording }));
-    const [dispatcher] = catalog.getAgentEngineTools({ mode: 'dispatcher' });
+    const [dispatcher] = catalog.getTools({ mode: 'dispatcher' });
     const described = await gateway.invoke(dispatcher!, {
       action: 'describe',
       tool_name: 'save_memory',
@@ -160,7 +160,7 @@ describe('memory tools', () => {
         },
       }),
     );
-    const [failingDispatcher] = failing.getAgentEngineTools({ mode: 'dispatcher' });
+    const [failingDispatcher] = failing.getTools({ mode: 'dispatcher' });
     const failed = await gateway.invoke(failingDispatcher!, {
       action: 'call',
       tool_name: 'save_memory',

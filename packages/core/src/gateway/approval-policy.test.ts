@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { normalizeToolPolicy } from '../tool/policy.js';
-import { policyRequiresApproval } from './decide-approval.js';
+import { policyRequiresApproval } from './approval-policy.js';
 
 const p = normalizeToolPolicy;
 
