@@ -97,7 +97,7 @@ describe('loadAdkAgent end to end (real ADK runner, scripted model)', () => {
       memory: { memory: createInMemoryMemoryBackend() },
       builtins: { include: 'workspace' },
       catalog: { workspace: { root: path.join(base, 'ws') }, env: {} },
-      mcp: [{ name: 'places', url: mcp.url, risk_level: 'low' }],
+      mcp: [{ name: 'places', url: mcp.url, riskLevel: 'low' }],
       skills: { tools: [], instructions: 'Skill manifest: {"name": "notes"}' },
     });
     expect(warnings).toEqual([]);

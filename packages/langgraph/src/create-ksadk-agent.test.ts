@@ -76,7 +76,7 @@ describe('createKsadkAgent end to end (real LangGraph, scripted model)', () => {
       memory: { memory: createInMemoryMemoryBackend() },
       builtins: { include: 'workspace' },
       catalog: { workspace: { root: path.join(base, 'ws') }, env: {} },
-      mcp: [{ name: 'places', url: mcp.url, risk_level: 'low' }],
+      mcp: [{ name: 'places', url: mcp.url, riskLevel: 'low' }],
     });
     try {
       const config = { configurable: { thread_id: 'e2e-1' } };

@@ -59,7 +59,7 @@ for (const api of ['chat', 'responses'] as const) {
         memory: { memory: createInMemoryMemoryBackend() },
         builtins: { include: 'workspace' },
         catalog: { workspace: { root }, env: {} },
-        mcp: [{ name: 'places', url: mcp.url, risk_level: 'low' }],
+        mcp: [{ name: 'places', url: mcp.url, riskLevel: 'low' }],
       });
       const scripted = createScriptedOpenAIFetch([
         { toolCalls: [{ name: 'lookup_place', args: { where: { city: 'Oslo' } } }] },
