@@ -7,19 +7,16 @@ export {
   budgetTextFields,
   budgetToolOutput,
   type PersistedOutput,
-  RESULT_BUDGET_ENV,
   type ResultBudget,
   type ResultBudgetOptions,
   resolveResultBudget,
 } from './budget/result-budget.js';
 export {
-  DEFAULT_RESULT_RETENTION,
   RESULT_HANDLE_PREFIX,
   type ResultRetention,
 } from './budget/result-store.js';
 export {
   getInvocationContext,
-  getInvocationContextOrEmpty,
   type InvocationContext,
   type InvocationContextInput,
   runWithInvocationContext,
@@ -32,14 +29,8 @@ export {
   decideApproval,
   parseApprovalDecision,
 } from './gateway/approval-decision.js';
-export { APPROVAL_SECRET_ENV, type ApprovalGrant } from './gateway/approval-grant.js';
-export {
-  APPROVAL_MODE_ENV,
-  APPROVAL_MODES,
-  type ApprovalMode,
-  approvalModeFromEnv,
-  parseApprovalMode,
-} from './gateway/approval-mode.js';
+export type { ApprovalGrant } from './gateway/approval-grant.js';
+export type { ApprovalMode } from './gateway/approval-mode.js';
 export { type ApprovalPause, approvalPauseFor } from './gateway/approval-pause.js';
 export { policyRequiresApproval } from './gateway/approval-policy.js';
 export {
@@ -54,7 +45,6 @@ export {
   type ApprovalStatus,
   type ApprovalStore,
   createInMemoryApprovalStore,
-  DEFAULT_APPROVAL_QUOTAS,
   type InMemoryApprovalStoreOptions,
 } from './gateway/approval-store.js';
 export {
@@ -71,8 +61,6 @@ export {
 } from './gateway/create-tool-gateway.js';
 export {
   type ArgumentLimits,
-  DEFAULT_ARGUMENT_LIMITS,
-  FORBIDDEN_ARGUMENT_KEYS,
   type ModelArgumentsOutcome,
   parseModelArguments,
 } from './gateway/model-arguments.js';
@@ -94,15 +82,12 @@ export {
   defineJsonSchemaTool,
   defineTool,
   type JsonSchemaToolDefinition,
-  TOOL_NAME_PATTERN,
   type ToolDefinition,
 } from './tool/define-tool.js';
-export {
-  normalizeToolPolicy,
-  RISK_LEVELS,
-  type RiskLevel,
-  type ToolPolicy,
-  type ToolPolicyInput,
+export type {
+  RiskLevel,
+  ToolPolicy,
+  ToolPolicyInput,
 } from './tool/policy.js';
 export type {
   JsonSchema,
@@ -113,7 +98,7 @@ export type {
   ToolRunner,
   ZodTool,
 } from './tool/tool.js';
-export { canonicalDigest, canonicalJson } from './util/canonical-json.js';
+export { canonicalDigest } from './util/canonical-json.js';
 export { redactSecrets, registerSecret } from './util/redact.js';
 export { reserveDirectory } from './util/reserved-dirs.js';
 export { modelSafeErrorMessage, registerHostPath } from './util/sanitize-message.js';

@@ -9,14 +9,10 @@ export {
   type SkillsSlot,
   type ToolSource,
 } from './assemble-agent-tools.js';
-export {
-  BUILTIN_TOOLS_ENV,
-  type BuiltinToolsMode,
-  type BuiltinToolsProfile,
-  parseBuiltinToolsMode,
-  parseBuiltinToolsProfile,
+export type {
+  BuiltinToolsMode,
+  BuiltinToolsProfile,
 } from './catalog-modes.js';
-export { DISPATCHER_ALIAS, DISPATCHER_NAME, TOOL_SEARCH_NAME } from './catalog-tools.js';
 export type { ExternalToolSpec, RegisterExternalToolsOptions } from './external-tools.js';
 export {
   type AgentToolsLoad,
@@ -25,9 +21,6 @@ export {
 } from './load-agent-tools.js';
 export {
   createToolCatalog,
-  DEFAULT_GROUP_ORDER,
-  FOCUSED_TOOL_NAMES,
-  isToolCatalog,
   type ToolCatalog,
   type ToolCatalogOptions,
   type ToolSelection,

@@ -6,14 +6,10 @@ export {
   type McpLoadResult,
 } from './load-mcp-toolsets.js';
 export {
-  loadMcpServerConfigsFromEnv,
-  MCP_ENV,
   type McpConfigProblem,
   type McpConfigResult,
   type McpServerConfig,
   type McpServerOptions,
-  mcpDedupeKey,
-  mcpToolsEnabled,
   parseMcpServerConfigs,
 } from './mcp-config.js';
 export {
@@ -21,5 +17,4 @@ export {
   type McpToolProblem,
   type McpToolset,
   type McpToolsetOptions,
-  mapMcpCallResult,
 } from './mcp-toolset.js';

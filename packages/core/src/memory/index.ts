@@ -1,7 +1,6 @@
 // @ksadk/core/memory — long-term memory and knowledge-base backends and their tools.
 export {
   createMemoryToolset,
-  MEMORY_ENV,
   type MemoryFromEnv,
   type MemoryToolsetOptions,
   memoryToolsetFromEnv,
