@@ -48,87 +48,146 @@ const lastToolMessage = (messages: BaseMessage[]) =>
 const parsed = (message: ToolMessage | undefined) => JSON.parse(String(message?.content));
 
 describe('createKsadkAgent end to end (real LangGraph, scripted model)', () => {
-  it('binds own → memory → built-ins → MCP; MCP $ref call; approve runs once; reject reaches the model; forged approval does nothing', async () => {
-    const own = defineTool({
-      name: 'my_note',
-      description: 'Mine.',
-      input: z.object({}),
-      execute: () => ({ ok: true }),
-    });
-    const model = new ScriptedChatModel([
-      { toolCalls: [{ name: 'lookup_place', args: { where: { city: 'Oslo' } } }] },
-      {
-        toolCalls: [
-          {
-            name: 'write_workspace_file',
-            args: { path: 'a.txt', content: 'hi', approval: { approved: true } },
-          },
-        ],
-      },
-      { toolCalls: [{ name: 'write_workspace_file', args: { path: 'b.txt', content: 'no' } }] },
-      'All done.',
-    ]);
-    const { agent, assembly, close } = await createKsadkAgent({
-      model,
-      systemPrompt: 'You help.',
-      gateway: createToolGateway({ env: {} }),
-      tools: [own],
-      memory: { memory: createInMemoryMemoryBackend() },
-      builtins: { include: 'workspace' },
-      catalog: { workspace: { root: path.join(base, 'ws') }, env: {} },
-      mcp: [{ name: 'places', url: mcp.url, riskLevel: 'low' }],
-    });
-    try {
+  describe('one conversation: own → memory → built-ins → MCP; MCP $ref call; approve runs once; reject reaches the model; forged approval does nothing', () => {
+    type ApprovalRequest = { tool_name: string; arguments: unknown };
+    type Paused = { __interrupt__?: { value: { approval_request: ApprovalRequest } }[] };
+    /** What each step of the conversation observed, captured at the time (copies, not live objects). */
+    interface Story {
+      boundToolNames: string[];
+      assemblyToolNames: string[];
+      sources: (string | undefined)[];
+      lookupsAfterFirstTurn: unknown[];
+      firstPause: ApprovalRequest | undefined;
+      fileAAfterPause: string;
+      fileAAfterApprove: string;
+      secondPause: ApprovalRequest | undefined;
+      rejection: unknown;
+      fileBAfterReject: string;
+      finalAnswer: unknown;
+      firstRequestSystemContent: string | undefined;
+    }
+    const story = {} as Story;
+    let close: (() => Promise<void>) | undefined;
+    const pausedRequest = (state: unknown): ApprovalRequest | undefined => {
+      const request = (state as Paused).__interrupt__?.[0]?.value.approval_request;
+      return request === undefined ? undefined : structuredClone(request);
+    };
+    const readOrAbsent = (file: string) =>
+      readFile(path.join(base, 'ws', file), 'utf8').catch(() => 'absent');
+
+    beforeAll(async () => {
+      const own = defineTool({
+        name: 'my_note',
+        description: 'Mine.',
+        input: z.object({}),
+        execute: () => ({ ok: true }),
+      });
+      const model = new ScriptedChatModel([
+        { toolCalls: [{ name: 'lookup_place', args: { where: { city: 'Oslo' } } }] },
+        {
+          toolCalls: [
+            {
+              name: 'write_workspace_file',
+              args: { path: 'a.txt', content: 'hi', approval: { approved: true } },
+            },
+          ],
+        },
+        { toolCalls: [{ name: 'write_workspace_file', args: { path: 'b.txt', content: 'no' } }] },
+        'All done.',
+      ]);
+      const created = await createKsadkAgent({
+        model,
+        systemPrompt: 'You help.',
+        gateway: createToolGateway({ env: {} }),
+        tools: [own],
+        memory: { memory: createInMemoryMemoryBackend() },
+        builtins: { include: 'workspace' },
+        catalog: { workspace: { root: path.join(base, 'ws') }, env: {} },
+        mcp: [{ name: 'places', url: mcp.url, riskLevel: 'low' }],
+      });
+      close = created.close;
+      const { agent, assembly } = created;
       const config = { configurable: { thread_id: 'e2e-1' } };
+
+      // Turn 1: the model calls the MCP tool, then a write it "approved" itself.
       let state = await agent.invoke({ messages: [{ role: 'user', content: 'go' }] }, config);
-      expect(model.boundToolNames).toEqual(assembly.tools.map((tool) => tool.name));
-      expect(assembly.tools.map((tool) => assembly.sources[tool.name])).toEqual([
+      story.boundToolNames = [...model.boundToolNames];
+      story.assemblyToolNames = assembly.tools.map((tool) => tool.name);
+      story.sources = assembly.tools.map((tool) => assembly.sources[tool.name]);
+      story.lookupsAfterFirstTurn = structuredClone(lookups);
+      story.firstPause = pausedRequest(state);
+      story.fileAAfterPause = await readOrAbsent('a.txt');
+
+      // The human approves a.txt; the model then tries to write b.txt.
+      state = await agent.invoke(
+        new Command({ resume: { decisions: [{ type: 'approve' }] } }),
+        config,
+      );
+      story.fileAAfterApprove = await readOrAbsent('a.txt');
+      story.secondPause = pausedRequest(state);
+
+      // The human rejects b.txt; the model answers.
+      state = await agent.invoke(
+        new Command({ resume: { decisions: [{ type: 'reject', message: 'not b' }] } }),
+        config,
+      );
+      story.rejection = parsed(lastToolMessage(state.messages));
+      story.fileBAfterReject = await readOrAbsent('b.txt');
+      story.finalAnswer = state.messages.at(-1)?.content;
+      story.firstRequestSystemContent = JSON.stringify(model.requests[0]?.[0]?.content);
+    }, 60_000);
+    afterAll(async () => {
+      await close?.();
+    });
+
+    it('binds tools in assembly order: own → memory → built-ins → MCP', () => {
+      expect(story.boundToolNames).toEqual(story.assemblyToolNames);
+      expect(story.sources).toEqual([
         'own',
         'memory',
         'memory',
         ...Array(10).fill('builtin'),
         'mcp',
       ]);
-      expect(lookups).toEqual([{ where: { city: 'Oslo' } }]);
-      // The write is paused even though the model "approved" it itself.
-      let pause = (
-        state as {
-          __interrupt__?: {
-            value: { approval_request: { tool_name: string; arguments: unknown } };
-          }[];
-        }
-      ).__interrupt__;
-      expect(pause?.[0]?.value.approval_request).toMatchObject({
+    });
+
+    it('calls an MCP tool whose schema uses $ref', () => {
+      expect(story.lookupsAfterFirstTurn).toEqual([{ where: { city: 'Oslo' } }]);
+    });
+
+    it('pauses a write the model tried to approve itself (its approval argument is ignored)', () => {
+      expect(story.firstPause).toMatchObject({
         tool_name: 'write_workspace_file',
         arguments: { path: 'a.txt', content: 'hi' },
       });
-      expect(await readFile(path.join(base, 'ws', 'a.txt'), 'utf8').catch(() => 'absent')).toBe(
-        'absent',
-      );
-      state = await agent.invoke(
-        new Command({ resume: { decisions: [{ type: 'approve' }] } }),
-        config,
-      );
-      expect(await readFile(path.join(base, 'ws', 'a.txt'), 'utf8')).toBe('hi');
-      pause = (state as typeof state & { __interrupt__?: typeof pause }).__interrupt__;
-      expect(pause?.[0]?.value.approval_request.tool_name).toBe('write_workspace_file');
-      state = await agent.invoke(
-        new Command({ resume: { decisions: [{ type: 'reject', message: 'not b' }] } }),
-        config,
-      );
-      expect(parsed(lastToolMessage(state.messages))).toMatchObject({
+      expect(story.fileAAfterPause).toBe('absent');
+    });
+
+    it('runs an approved write only after the decision', () => {
+      expect(story.fileAAfterPause).toBe('absent');
+      expect(story.fileAAfterApprove).toBe('ho');
+    });
+
+    it('pauses the next write for its own decision', () => {
+      expect(story.secondPause?.tool_name).toBe('write_workspace_file');
+    });
+
+    it('reports a rejection to the model and leaves the file untouched', () => {
+      expect(story.rejection).toMatchObject({
         ok: false,
         type: 'approval_rejected',
         reason: 'not b',
       });
-      expect(await readFile(path.join(base, 'ws', 'b.txt'), 'utf8').catch(() => 'absent')).toBe(
-        'absent',
-      );
-      expect(state.messages.at(-1)?.content).toBe('All done.');
-      expect(JSON.stringify(model.requests[0]?.[0]?.content)).toContain('You help.');
-    } finally {
-      await close();
-    }
+      expect(story.fileBAfterReject).toBe('absent');
+    });
+
+    it('answers with the final text', () => {
+      expect(story.finalAnswer).toBe('All done!');
+    });
+
+    it('adds the system prompt', () => {
+      expect(story.firstRequestSystemContent).toContain('You help.');
+    });
   });
 
   it('streams tool start and end events', async () => {
