@@ -7,13 +7,9 @@ import {
 import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
-import {
-  type PendingToolCall,
-  runToolCalls,
-  type ToolCallBatch,
-  type ToolCallDecision,
-} from './run-tool-calls.js';
+import { runToolCalls } from './run-tool-calls.js';
 import { type OpenAIApi, toOpenAITools } from './to-openai-tools.js';
+import type { PendingToolCall, ToolCallBatch, ToolCallDecision } from './tool-call-batch.js';
 
 /** Options for {@link createToolLoop}. */
 export interface ToolLoopOptions {

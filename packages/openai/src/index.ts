@@ -9,13 +9,9 @@ export {
   type ToolLoopResult,
 } from './create-tool-loop.js';
 export {
-  type BatchedToolCall,
   type OpenAIToolCall,
-  type PendingToolCall,
   type RunToolCallsOptions,
   runToolCalls,
-  type ToolCallBatch,
-  type ToolCallDecision,
 } from './run-tool-calls.js';
 export {
   type OpenAIApi,
@@ -23,3 +19,9 @@ export {
   type OpenAIToolsOptions,
   toOpenAITools,
 } from './to-openai-tools.js';
+export type {
+  BatchedToolCall,
+  PendingToolCall,
+  ToolCallBatch,
+  ToolCallDecision,
+} from './tool-call-batch.js';

@@ -1,9 +1,7 @@
 import {
-  type ApprovalRequest,
   checkOptions,
   failedResult,
   invokeWithApproval,
-  isApprovalRequired,
   PAUSED,
   parseModelArguments,
   type Tool,
@@ -11,14 +9,15 @@ import {
   type ToolResult,
 } from '@ksadk/core';
 import { normalizeOpenAIArguments, openAIToolSchema } from '@ksadk/core/schema';
-import type {
-  ChatCompletionMessageToolCall,
-  ChatCompletionToolMessageParam,
-} from 'openai/resources/chat/completions';
-import type {
-  ResponseFunctionToolCall,
-  ResponseInputItem,
-} from 'openai/resources/responses/responses';
+import type { ChatCompletionMessageToolCall } from 'openai/resources/chat/completions';
+import type { ResponseFunctionToolCall } from 'openai/resources/responses/responses';
+import {
+  type BatchedToolCall,
+  batchOf,
+  type NormalizedCall,
+  type ToolCallBatch,
+  type ToolCallDecision,
+} from './tool-call-batch.js';
 
 /** A tool call from either API: a Chat Completions `tool_calls` entry or a Responses `function_call` item. */
 export type OpenAIToolCall = ChatCompletionMessageToolCall | ResponseFunctionToolCall;
@@ -35,54 +34,6 @@ export interface RunToolCallsOptions {
   signal?: AbortSignal;
 }
 
-/** One call's outcome. */
-export interface BatchedToolCall {
-  callId: string;
-  toolName: string;
-  /** The gateway's result (an `approval_required` envelope while pending). */
-  result: ToolResult;
-  /** `pending` until the host decides; `done` once there is an output for the model. */
-  status: 'done' | 'pending';
-  /** While pending: the full request for the human (the result holds the model's budgeted copy). */
-  approvalRequest?: ApprovalRequest;
-}
-
-/** A call waiting for the host's decision. */
-export interface PendingToolCall {
-  callId: string;
-  toolName: string;
-  approvalRequest: ApprovalRequest;
-}
-
-/** A host decision for {@link ToolCallBatch.resume}; see `parseApprovalDecision` for the shapes. */
-export type ToolCallDecision = unknown;
-
-/** The result of running one assistant turn's tool calls. */
-export interface ToolCallBatch {
-  /** Every call, in the model's order. */
-  readonly calls: readonly BatchedToolCall[];
-  /** Calls waiting for a decision. Send nothing to the model until this is empty. */
-  readonly pending: readonly PendingToolCall[];
-  /** True when every call has an output. */
-  readonly done: boolean;
-  /** Tool messages (Chat Completions) for the calls that are done, in call order. */
-  toolMessages(): ChatCompletionToolMessageParam[];
-  /** `function_call_output` items (Responses) for the calls that are done, in call order. */
-  functionCallOutputs(): ResponseInputItem.FunctionCallOutput[];
-  /**
-   * Applies the host's decisions (keyed by call id or approval id) through the gateway and
-   * re-runs the decided calls; approved ones run once, rejected ones answer
-   * `approval_rejected`. Undecided calls stay pending.
-   */
-  resume(decisions: Readonly<Record<string, ToolCallDecision>>): Promise<ToolCallBatch>;
-}
-
-interface NormalizedCall {
-  callId: string;
-  name: string;
-  arguments: string;
-}
-
 function normalizeCall(call: OpenAIToolCall): NormalizedCall {
   if ('function' in call && call.type === 'function') {
     return { callId: call.id, name: call.function.name, arguments: call.function.arguments };
@@ -91,57 +42,6 @@ function normalizeCall(call: OpenAIToolCall): NormalizedCall {
     return { callId: call.call_id, name: call.name, arguments: call.arguments };
   const custom = call as { id?: string; custom?: { name?: string } };
   return { callId: custom.id ?? '', name: custom.custom?.name ?? '', arguments: '' };
-}
-
-function batchOf(
-  calls: NormalizedCall[],
-  outcomes: BatchedToolCall[],
-  run: (
-    call: NormalizedCall,
-    decision?: ToolCallDecision,
-    approvalId?: string,
-  ) => Promise<BatchedToolCall>,
-): ToolCallBatch {
-  const pending = outcomes.flatMap((outcome) =>
-    outcome.status === 'pending' && outcome.approvalRequest
-      ? [
-          {
-            callId: outcome.callId,
-            toolName: outcome.toolName,
-            approvalRequest: outcome.approvalRequest,
-          },
-        ]
-      : [],
-  );
-  const done = outcomes.filter((outcome) => outcome.status === 'done');
-  return {
-    calls: outcomes,
-    pending,
-    done: pending.length === 0,
-    toolMessages: () =>
-      done.map((outcome) => ({
-        role: 'tool',
-        tool_call_id: outcome.callId,
-        content: JSON.stringify(outcome.result),
-      })),
-    functionCallOutputs: () =>
-      done.map((outcome) => ({
-        type: 'function_call_output',
-        call_id: outcome.callId,
-        output: JSON.stringify(outcome.result),
-      })),
-    async resume(decisions) {
-      const next = await Promise.all(
-        outcomes.map((outcome, index) => {
-          if (outcome.status === 'done' || !isApprovalRequired(outcome.result)) return outcome;
-          const approvalId = outcome.result.approval_request.id;
-          const decision = decisions[outcome.callId] ?? decisions[approvalId];
-          return decision === undefined ? outcome : run(calls[index]!, decision, approvalId);
-        }),
-      );
-      return batchOf(calls, next, run);
-    },
-  };
 }
 
 /**
