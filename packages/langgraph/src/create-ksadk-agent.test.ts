@@ -165,7 +165,7 @@ describe('createKsadkAgent end to end (real LangGraph, scripted model)', () => {
 
     it('runs an approved write only after the decision', () => {
       expect(story.fileAAfterPause).toBe('absent');
-      expect(story.fileAAfterApprove).toBe('ho');
+      expect(story.fileAAfterApprove).toBe('hi');
     });
 
     it('pauses the next write for its own decision', () => {
@@ -182,7 +182,7 @@ describe('createKsadkAgent end to end (real LangGraph, scripted model)', () => {
     });
 
     it('answers with the final text', () => {
-      expect(story.finalAnswer).toBe('All done!');
+      expect(story.finalAnswer).toBe('All done.');
     });
 
     it('adds the system prompt', () => {
