@@ -4,8 +4,7 @@
 //   node scripts/api-report.mjs          check: fail when a report is out of date
 //   node scripts/api-report.mjs --write  regenerate the reports
 //
-// Reports are built from the source (the `@ksadk/source` export condition for core, `src/` for
-// the adapters) with the TypeScript checker: each export with its kind and its signature.
+// Reports are built from the source (each entry's `@ksadk/source` export condition) with the TypeScript checker: each export with its kind and its signature.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
