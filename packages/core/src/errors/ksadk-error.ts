@@ -15,6 +15,8 @@ export type KsadkErrorCode =
   | 'approval_not_found'
   /** An account or session has too many open approval requests (or the store is full). */
   | 'approval_quota_exceeded'
+  /** Something the configuration needs is missing here: `bwrap`, the `e2b` package, a template id… */
+  | 'setup'
   /** A framework adapter was used in a way its framework cannot support. */
   | 'unsupported'
   /** Anything else raised by KsADK itself. */
