@@ -12,6 +12,8 @@ export default defineConfig({
     a2a: 'src/a2a/index.ts',
     memory: 'src/memory/index.ts',
     schema: 'src/schema/index.ts',
+    skills: 'src/skills/index.ts',
+    sandbox: 'src/sandbox/index.ts',
     'testing/index': 'src/testing/index.ts',
   },
 });

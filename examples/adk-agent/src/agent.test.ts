@@ -6,7 +6,7 @@ describe('ADK example', () => {
   it('runs offline, asks for the edit, and checks itself', async () => {
     const report = await runAdkExample({ live: false });
     expect(checkReport(report)).toEqual([]);
-    expect(report.approvalsAsked).toBe(1);
+    expect(report.approvalsAsked).toBe(2);
     expect(report.notes).toBe('# Trip\n- pack: passport, umbrella\n');
     expect(report.transcript.join('\n')).toMatch(
       /confirmation asked: edit_workspace_file needs approval[\s\S]*host: approves/,

@@ -9,9 +9,9 @@ import type { Content, FunctionCall } from '@google/genai';
 import { loadAdkAgent } from '@ksadk/adk';
 import { ScriptedLlm } from '@ksadk/adk/testing';
 import { createToolGateway } from '@ksadk/core';
-import { type ExampleReport, startScenario } from './scenario.js';
+import { describeToolResult, type ExampleReport, startScenario } from './scenario.js';
 
-/** The conversation an offline run plays: read the notes, check the weather, edit the notes, answer. */
+/** The conversation an offline run plays: read the notes, check the weather, edit the notes, run the packing-list skill, answer. */
 function offlineModel() {
   return new ScriptedLlm([
     { toolCalls: [{ name: 'read_workspace_file', args: { path: 'notes/trip.md' } }] },
@@ -30,15 +30,26 @@ function offlineModel() {
         },
       ],
     },
-    'Oslo looks rainy (9°C), so I added an umbrella to your packing list.',
+    {
+      toolCalls: [
+        {
+          name: 'execute_skills',
+          args: {
+            workflow_prompt: 'Check the weather in Oslo for my trip and update my notes.',
+            skill_names: ['packing-list'],
+          },
+        },
+      ],
+    },
+    'Oslo looks rainy (9°C), so I added an umbrella to your packing list and wrote a full packing list.',
   ]);
 }
 
 type Event = { content?: Content; author?: string };
 
 /**
- * Runs the example: an ADK `LlmAgent` with KsADK tools loaded in order (memory → workspace →
- * MCP); a gated call asks for tool confirmation and the host answers it. Offline with a
+ * Runs the example: an ADK `LlmAgent` with KsADK tools loaded in order (memory → skills →
+ * workspace → MCP); a gated call asks for tool confirmation and the host answers it. Offline with a
  * scripted model unless GEMINI_API_KEY is set.
  */
 export async function runAdkExample(
@@ -56,6 +67,7 @@ export async function runAdkExample(
   const { assembly, close } = await loadAdkAgent(agent, {
     gateway: createToolGateway({ approvalMode: 'risk' }),
     memory: { memory: scenario.memory },
+    skills: await scenario.skills(),
     builtins: { include: 'workspace' },
     catalog: { workspace: { root: scenario.root } },
     mcp: scenario.mcpServers,
@@ -83,7 +95,7 @@ export async function runAdkExample(
             `model calls ${part.functionCall.name} ${JSON.stringify(part.functionCall.args)}`,
           );
         if (part.functionResponse)
-          transcript.push(`tool → ${JSON.stringify(part.functionResponse.response).slice(0, 160)}`);
+          transcript.push(describeToolResult(JSON.stringify(part.functionResponse.response)));
         if (part.text && event.author === agent.name) answer = part.text;
       }
     }

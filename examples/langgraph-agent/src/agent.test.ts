@@ -6,7 +6,7 @@ describe('LangGraph example', () => {
   it('runs offline, asks for the edit, and checks itself', async () => {
     const report = await runLangGraphExample({ live: false });
     expect(checkReport(report)).toEqual([]);
-    expect(report.approvalsAsked).toBe(1);
+    expect(report.approvalsAsked).toBe(2);
     expect(report.notes).toBe('# Trip\n- pack: passport, umbrella\n');
     expect(report.transcript.join('\n')).toMatch(
       /graph paused: edit_workspace_file needs approval[\s\S]*host: approves/,

@@ -3,9 +3,9 @@ import { createKsadkAgent } from '@ksadk/langgraph';
 import { ScriptedChatModel } from '@ksadk/langgraph/testing';
 import { type BaseMessage, ToolMessage } from '@langchain/core/messages';
 import { Command } from '@langchain/langgraph';
-import { type ExampleReport, startScenario } from './scenario.js';
+import { describeToolResult, type ExampleReport, startScenario } from './scenario.js';
 
-/** The conversation an offline run plays: read the notes, check the weather, edit the notes, answer. */
+/** The conversation an offline run plays: read the notes, check the weather, edit the notes, run the packing-list skill, answer. */
 function offlineModel() {
   return new ScriptedChatModel([
     { toolCalls: [{ name: 'read_workspace_file', args: { path: 'notes/trip.md' } }] },
@@ -24,7 +24,18 @@ function offlineModel() {
         },
       ],
     },
-    'Oslo looks rainy (9°C), so I added an umbrella to your packing list.',
+    {
+      toolCalls: [
+        {
+          name: 'execute_skills',
+          args: {
+            workflow_prompt: 'Check the weather in Oslo for my trip and update my notes.',
+            skill_names: ['packing-list'],
+          },
+        },
+      ],
+    },
+    'Oslo looks rainy (9°C), so I added an umbrella to your packing list and wrote a full packing list.',
   ]);
 }
 
@@ -42,7 +53,7 @@ type Interrupt = {
 };
 
 /**
- * Runs the example: a LangGraph `createAgent` over KsADK tools (memory → workspace → MCP); a
+ * Runs the example: a LangGraph `createAgent` over KsADK tools (memory → skills → workspace → MCP); a
  * gated call interrupts the graph and the host resumes it with a decision. Offline with a
  * scripted model unless OPENAI_API_KEY is set.
  */
@@ -56,6 +67,7 @@ export async function runLangGraphExample(
     systemPrompt: "You help plan trips. The user's notes are in the workspace (notes/trip.md).",
     gateway: createToolGateway({ approvalMode: 'risk' }),
     memory: { memory: scenario.memory },
+    skills: await scenario.skills(),
     builtins: { include: 'workspace' },
     catalog: { workspace: { root: scenario.root } },
     mcp: scenario.mcpServers,
@@ -70,7 +82,7 @@ export async function runLangGraphExample(
       for (const call of calls)
         transcript.push(`model calls ${call.name} ${JSON.stringify(call.args)}`);
       if (ToolMessage.isInstance(message))
-        transcript.push(`tool → ${String(message.content).slice(0, 160)}`);
+        transcript.push(describeToolResult(String(message.content)));
     }
     shown = messages.length;
   };

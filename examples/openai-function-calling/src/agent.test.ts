@@ -6,7 +6,7 @@ describe('OpenAI function-calling example', () => {
   it('runs offline, asks for the edit, and checks itself', async () => {
     const report = await runOpenAIExample({ live: false });
     expect(checkReport(report)).toEqual([]);
-    expect(report.approvalsAsked).toBe(1);
+    expect(report.approvalsAsked).toBe(2);
     expect(report.notes).toBe('# Trip\n- pack: passport, umbrella\n');
     expect(report.transcript.join('\n')).toMatch(
       /edit_workspace_file needs approval[\s\S]*host: approves/,

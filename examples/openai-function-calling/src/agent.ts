@@ -2,9 +2,9 @@ import { createToolGateway } from '@ksadk/core';
 import { createToolLoop, loadOpenAITools } from '@ksadk/openai';
 import { createScriptedOpenAIFetch } from '@ksadk/openai/testing';
 import OpenAI from 'openai';
-import { type ExampleReport, startScenario } from './scenario.js';
+import { describeToolResult, type ExampleReport, startScenario } from './scenario.js';
 
-/** The conversation an offline run plays: read the notes, check the weather, edit the notes, answer. */
+/** The conversation an offline run plays: read the notes, check the weather, edit the notes, run the packing-list skill, answer. */
 function offlineModel() {
   return createScriptedOpenAIFetch([
     { toolCalls: [{ name: 'read_workspace_file', args: { path: 'notes/trip.md' } }] },
@@ -23,13 +23,24 @@ function offlineModel() {
         },
       ],
     },
-    'Oslo looks rainy (9°C), so I added an umbrella to your packing list.',
+    {
+      toolCalls: [
+        {
+          name: 'execute_skills',
+          args: {
+            workflow_prompt: 'Check the weather in Oslo for my trip and update my notes.',
+            skill_names: ['packing-list'],
+          },
+        },
+      ],
+    },
+    'Oslo looks rainy (9°C), so I added an umbrella to your packing list and wrote a full packing list.',
   ]);
 }
 
 /**
- * Runs the example: an OpenAI function-calling loop over KsADK tools (memory → workspace →
- * MCP), with the host approving gated calls. Offline with a scripted model unless
+ * Runs the example: an OpenAI function-calling loop over KsADK tools (memory → skills →
+ * workspace → MCP), with the host approving gated calls. Offline with a scripted model unless
  * OPENAI_API_KEY is set (OPENAI_BASE_URL and OPENAI_MODEL are honoured).
  */
 export async function runOpenAIExample(
@@ -40,6 +51,7 @@ export async function runOpenAIExample(
   const { tools, gateway, assembly, close } = await loadOpenAITools({
     gateway: createToolGateway({ approvalMode: 'risk' }),
     memory: { memory: scenario.memory },
+    skills: await scenario.skills(),
     builtins: { include: 'workspace' },
     catalog: { workspace: { root: scenario.root } },
     mcp: scenario.mcpServers,
@@ -77,7 +89,7 @@ export async function runOpenAIExample(
       if (m.role === 'assistant')
         for (const call of m.tool_calls ?? [])
           transcript.push(`model calls ${call.function.name} ${call.function.arguments}`);
-      if (m.role === 'tool') transcript.push(`tool → ${String(m.content).slice(0, 160)}`);
+      if (m.role === 'tool') transcript.push(describeToolResult(String(m.content)));
     }
     shown = messages.length;
   };

@@ -12,6 +12,7 @@ import {
   quantile,
 } from './measure.mjs';
 import { benchSearch } from './search.mjs';
+import { benchSkills } from './skills.mjs';
 import { benchToolSearch } from './tool-search.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -20,7 +21,13 @@ const distEntry = pathToFileURL(`${packageDir}dist/index.js`).href;
 const core = await import(distEntry);
 const { createToolGateway, defineTool } = core;
 const distOf = (subpath) => import(pathToFileURL(`${packageDir}dist/${subpath}.js`).href);
-const [workspaceEntry, catalogEntry] = await Promise.all([distOf('workspace'), distOf('catalog')]);
+const [workspaceEntry, catalogEntry, skillsEntry, sandboxEntry, testingEntry] = await Promise.all([
+  distOf('workspace'),
+  distOf('catalog'),
+  distOf('skills'),
+  distOf('sandbox'),
+  distOf('testing/index'),
+]);
 
 const input = z.object({ text: z.string() });
 const noop = ({ text }) => ({ ok: true, length: text.length });
@@ -69,6 +76,8 @@ const importSpecifiers = [
   ['@ksadk/core/mcp', distUrl('mcp')],
   ['@ksadk/core/memory', distUrl('memory')],
   ['@ksadk/core/schema', distUrl('schema')],
+  ['@ksadk/core/skills', distUrl('skills')],
+  ['@ksadk/core/sandbox', distUrl('sandbox')],
 ];
 const importTimes = coldImportRounds(
   importSpecifiers.map(([, specifier]) => specifier),
@@ -103,6 +112,13 @@ printTable(
 const toolSearch = await benchToolSearch(core, catalogEntry);
 printTable('tool_search over 1,000 registered tools', ['path', 'ms/query'], toolSearch.rows);
 
+const skillsBench = await benchSkills({
+  skills: skillsEntry,
+  sandbox: sandboxEntry,
+  testing: testingEntry,
+});
+printTable('Skills (median ms)', ['path', 'ms', 'vs baseline'], skillsBench.rows);
+
 const targets = [
   [`gateway adds under 5 µs per call (added ${added.toFixed(2)} µs)`, added < 5],
   [
@@ -119,6 +135,7 @@ const targets = [
   ],
   ...search.targets,
   ...toolSearch.targets,
+  ...skillsBench.targets,
 ];
 printTable(
   'Targets',

@@ -10,7 +10,9 @@ function sourceFiles(dir: string): string[] {
     const full = path.join(dir, name);
     if (statSync(full).isDirectory())
       return name === 'node_modules' || name === 'dist' ? [] : sourceFiles(full);
-    return name.endsWith('.ts') && !name.endsWith('.test.ts') ? [full] : [];
+    return (name.endsWith('.ts') && !name.endsWith('.test.ts')) || name.endsWith('.mjs')
+      ? [full]
+      : [];
   });
 }
 
@@ -18,8 +20,10 @@ describe('docs/configuration.md', () => {
   it('documents every KSADK_* variable the packages read, and no variable they do not', () => {
     const used = new Set<string>();
     for (const pkg of readdirSync(path.join(repo, 'packages'))) {
-      const src = path.join(repo, 'packages', pkg, 'src');
-      for (const file of sourceFiles(src)) {
+      const dirs = ['src', 'bin']
+        .map((dir) => path.join(repo, 'packages', pkg, dir))
+        .filter((dir) => statSync(dir, { throwIfNoEntry: false })?.isDirectory());
+      for (const file of dirs.flatMap(sourceFiles)) {
         for (const match of readFileSync(file, 'utf8').matchAll(/\bKSADK_[A-Z0-9_]+\b/g))
           used.add(match[0]);
       }

@@ -5,6 +5,7 @@ import { loadMcpToolsetsFromEnv } from '../mcp/load-mcp-toolsets.js';
 import { MCP_ENV } from '../mcp/mcp-config.js';
 import type { Tool } from '../tool/tool.js';
 import { MEMORY_ENV, memoryToolsetFromEnv } from '../toolsets/memory/index.js';
+import { skillsSlotFromEnv } from '../toolsets/skills/index.js';
 import {
   type AgentAssembly,
   ASSEMBLE_OPTIONS,
@@ -21,7 +22,9 @@ export interface LoadAgentToolsOptions extends AssembleAgentToolsOptions {
   /**
    * Fill every source left out of the options from its environment variables — built-ins
    * (`KSADK_BUILTIN_TOOLS_MODE`, `KSADK_BUILTIN_TOOLS_PROFILE`), memory (`KSADK_LTM_BACKEND`,
-   * `KSADK_LTM_DIR`) and MCP (`KSADK_MCP_SERVERS`, `KSADK_ENABLE_MCP_TOOLS`). `false` reads none.
+   * `KSADK_LTM_DIR`), skills (`KSADK_SKILLS_MODE` and the skill variables: local skill tools, or
+   * `execute_skills` with the skill manifest) and MCP (`KSADK_MCP_SERVERS`,
+   * `KSADK_ENABLE_MCP_TOOLS`). `false` reads none.
    * @default true
    */
   environment?: boolean;
@@ -44,6 +47,13 @@ export interface AgentToolsLoad {
 }
 
 const set = (env: NodeJS.ProcessEnv, name: string): boolean => Boolean(env[name]?.trim());
+
+/** The variables that decide the skills slot. */
+const SKILLS_ENV = [
+  'KSADK_SKILLS_MODE',
+  'KSADK_SKILL_RUNTIME_BACKEND',
+  'KSADK_LOCAL_SKILLS_DIR',
+] as const;
 
 /**
  * The one loader every adapter calls when an agent loads (never per request): the assembly
@@ -86,6 +96,14 @@ export async function loadAgentTools(options: LoadAgentToolsOptions = {}): Promi
     const memory = memoryToolsetFromEnv({ env });
     warnings.push(...memory.problems);
     if (memory.tools.length > 0) options_.memory = memory.tools;
+  }
+
+  if (assemble.skills !== undefined) overridden('skills', [...SKILLS_ENV]);
+  else if (environment) {
+    const slot = await skillsSlotFromEnv({ env });
+    warnings.push(...slot.warnings);
+    if (slot.tools.length > 0)
+      options_.skills = { tools: slot.tools, instructions: slot.instructions };
   }
 
   let fromEnvMcp: Awaited<ReturnType<typeof loadMcpToolsetsFromEnv>> | undefined;

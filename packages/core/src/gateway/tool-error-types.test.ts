@@ -26,6 +26,13 @@ describe('error types', () => {
             used.add(literal[1]!);
         }
         for (const match of text.matchAll(/new KsadkError\(\s*'([a-z_]+)'/g)) used.add(match[1]!);
+        // Skill Service and package errors carry their type as the first argument (maybe a ternary).
+        for (const match of text.matchAll(/new SkillServiceError\(\s*([^,]*),/g))
+          for (const literal of match[1]!.matchAll(/'([a-z0-9_]+)'/g)) used.add(literal[1]!);
+        // Sandbox command results: `failedCommand('x', …)`, `['x', message]`, `{ type: 'x', … }`.
+        for (const match of text.matchAll(/failedCommand\(\s*'([a-z_]+)'/g)) used.add(match[1]!);
+        for (const match of text.matchAll(/return \['([a-z_]+)',/g)) used.add(match[1]!);
+        for (const match of text.matchAll(/\{ type: '([a-z_]+)', message/g)) used.add(match[1]!);
       }
     }
     // `a2a_task_${state}` for the ended states.

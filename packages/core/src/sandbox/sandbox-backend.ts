@@ -42,7 +42,7 @@ export interface SandboxCommandResult {
   stderr: string;
   duration_ms: number;
   timed_out: boolean;
-  /** Set when the command could not run or was stopped (`tool_timeout`, `aborted`, `spawn_failed`…). */
+  /** Set when the command could not run or was stopped (`tool_timeout`, `tool_aborted`, `spawn_failed`…). */
   error_type: string | null;
   error_message: string | null;
   /** True when a stream was longer than `maxOutputBytes` and only its tail is kept. */

@@ -6,6 +6,14 @@ export {
   type FailureTools,
 } from './failure-tools.js';
 export {
+  createFakeE2BProvider,
+  type FakeE2BCreate,
+  type FakeE2BProvider,
+  type FakeE2BProviderOptions,
+  type FakeE2BRun,
+  type FakeE2BSandboxRecord,
+} from './fake-e2b-provider.js';
+export {
   type McpTestServer,
   type McpTestServerOptions,
   type McpTestTool,
@@ -18,3 +26,12 @@ export {
   type ScriptedTurn,
   type TurnScript,
 } from './scripted-turn.js';
+export {
+  type SkillServiceRequest,
+  type SkillServiceTestServer,
+  type SkillServiceTestServerOptions,
+  startSkillServiceTestServer,
+  type TestSkill,
+  type TestSkillSpace,
+} from './skill-service.js';
+export { createSkillArchive, createZip, type ZipEntrySpec } from './zip-writer.js';

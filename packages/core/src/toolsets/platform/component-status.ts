@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { resolveSandboxBackend } from '../../sandbox/resolve-backend.js';
 import { defineTool } from '../../tool/define-tool.js';
 import type { Tool } from '../../tool/tool.js';
 
@@ -10,6 +11,21 @@ export interface ComponentStatusSource {
 }
 
 const present = (value: string | undefined): boolean => value !== undefined && value.trim() !== '';
+
+function skillRuntimeBackend(env: NodeJS.ProcessEnv): string {
+  try {
+    return resolveSandboxBackend({ purpose: 'skills', env }).name;
+  } catch {
+    return 'invalid_configuration';
+  }
+}
+
+const isolation = (backend: string): string =>
+  backend === 'bubblewrap' || backend === 'e2b'
+    ? 'enabled'
+    : backend === 'local_process'
+      ? 'enabled_not_isolated'
+      : 'not_enabled';
 
 /**
  * `component_status`: which platform components this agent actually has — the model name, the
@@ -52,7 +68,9 @@ export function componentStatusTool(source: ComponentStatusSource): Tool {
           long_term_memory_bound:
             present(env['KSADK_LTM_NAMESPACE']) || present(env['KSADK_LTM_BACKEND']),
           skill_space_bound: bound('skill'),
-          isolated_execution: bound('skill') ? 'enabled' : 'not_enabled',
+          // The same resolver execute_skills runs on, so the report is what runs.
+          skill_runtime_backend: skillRuntimeBackend(env),
+          isolated_execution: isolation(skillRuntimeBackend(env)),
           sandbox_direct_tools: bound('sandbox') ? 'enabled' : 'not_enabled',
         },
         components,

@@ -1,0 +1,50 @@
+/**
+ * The execution layer (`@ksadk/core/sandbox`): backends that create sessions, sessions that
+ * hold files and run commands — `local_process` (not isolated; trusted local development),
+ * `bubblewrap` (Linux namespaces), `e2b` (a cloud sandbox), `disabled` — and the one resolver
+ * that picks the backend from the configuration.
+ *
+ * @packageDocumentation
+ */
+export {
+  type BubblewrapBackendOptions,
+  createBubblewrapBackend,
+} from './bubblewrap-backend.js';
+export {
+  type CreateSandboxBackendOptions,
+  createDisabledBackend,
+  createSandboxBackend,
+} from './create-sandbox-backend.js';
+export { createE2BBackend, type E2BBackendOptions } from './e2b-backend.js';
+export {
+  createE2BSdkProvider,
+  type E2BCommandResult,
+  type E2BCreateOptions,
+  type E2BEntry,
+  type E2BProvider,
+  type E2BRunOptions,
+  type E2BSandbox,
+} from './e2b-provider.js';
+export {
+  createLocalProcessBackend,
+  type LocalBackendOptions,
+  type LocalProcessBackendOptions,
+} from './local-process-backend.js';
+export { quoteShellArg, quoteShellCommand } from './posix-quote.js';
+export {
+  parseSandboxBackendName,
+  type ResolvedSandboxBackend,
+  type ResolveSandboxBackendOptions,
+  resolveSandboxBackend,
+  type SandboxPurpose,
+} from './resolve-backend.js';
+export {
+  SANDBOX_BACKEND_NAMES,
+  type SandboxBackend,
+  type SandboxBackendName,
+  type SandboxCommand,
+  type SandboxCommandResult,
+  type SandboxSession,
+  type SandboxSessionOptions,
+} from './sandbox-backend.js';
+export { type SandboxSettings, sandboxSettingsFromEnv } from './sandbox-settings.js';

@@ -1,0 +1,24 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { type SkillValidation, validateSkillMd } from './skill-md.js';
+
+/**
+ * Validates a skill directory strictly, for authors and publishing: its SKILL.md must exist,
+ * parse, and have no problem at all (name pattern, name equal to the directory, description
+ * 1–1024 characters, known fields only, body within the cap).
+ *
+ * @example
+ * ```ts
+ * const { ok, problems } = await validateSkill('./skills/report');
+ * if (!ok) console.error(problems.join('\n'));
+ * ```
+ */
+export async function validateSkill(dir: string): Promise<SkillValidation> {
+  let source: string;
+  try {
+    source = await readFile(path.join(dir, 'SKILL.md'), 'utf8');
+  } catch {
+    return { ok: false, problems: ['SKILL.md not found'] };
+  }
+  return validateSkillMd(source, { expectedName: path.basename(path.resolve(dir)) });
+}
