@@ -14,6 +14,7 @@ export default defineConfig({
     schema: 'src/schema/index.ts',
     skills: 'src/skills/index.ts',
     sandbox: 'src/sandbox/index.ts',
+    web: 'src/web/index.ts',
     'testing/index': 'src/testing/index.ts',
   },
 });

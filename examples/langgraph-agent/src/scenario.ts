@@ -68,16 +68,20 @@ export async function startScenario() {
   };
 }
 
-/** One line for a tool result in the transcript: a skill run by its outcome, anything else cut. */
+/** One line for a tool result in the transcript: a skill or code run by its outcome, anything else cut. */
 export function describeToolResult(content: string): string {
   try {
     const result = JSON.parse(content) as {
       execution_context?: unknown;
+      execution_model?: unknown;
       ok?: unknown;
       output_files?: unknown;
+      stdout?: unknown;
     };
     if (String(result.execution_context).startsWith('skill-runtime/'))
       return `skill run: ${result.ok ? 'ok' : 'failed'}, ${([] as unknown[]).concat(result.output_files ?? []).join(', ')}`;
+    if (result.execution_model === 'snippet_runner')
+      return `code run: ${result.ok ? 'ok' : 'failed'}, ${String(result.stdout ?? '').trim()}`;
   } catch {
     // Not JSON: shown as it is.
   }
@@ -87,6 +91,8 @@ export function describeToolResult(content: string): string {
 /** What every example reports, so it can check itself. */
 export interface ExampleReport {
   live: boolean;
+  /** Whether the run included a run_code step (isolated sandboxes only). */
+  ranCode?: boolean;
   toolOrder: string[];
   transcript: string[];
   approvalsAsked: number;
@@ -117,5 +123,11 @@ export function checkReport(report: ExampleReport): string[] {
     !report.transcript.some((line) => line.includes('skill run: ok, output/packing-list.md'))
   )
     problems.push('the approved skill workflow did not run');
+  if (
+    !report.live &&
+    report.ranCode &&
+    !report.transcript.some((line) => line.includes('code run: ok, 1 packing line(s)'))
+  )
+    problems.push('the approved run_code step did not run in the sandbox');
   return problems;
 }

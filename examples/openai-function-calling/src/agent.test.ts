@@ -6,7 +6,9 @@ describe('OpenAI function-calling example', () => {
   it('runs offline, asks for the edit, and checks itself', async () => {
     const report = await runOpenAIExample({ live: false });
     expect(checkReport(report)).toEqual([]);
-    expect(report.approvalsAsked).toBe(2);
+    // edit_workspace_file, execute_skills, and run_code where bubblewrap can isolate it (CI installs it).
+    expect(report.approvalsAsked).toBe(report.ranCode ? 3 : 2);
+    if (process.env['CI']) expect(report.ranCode).toBe(true);
     expect(report.notes).toBe('# Trip\n- pack: passport, umbrella\n');
     expect(report.transcript.join('\n')).toMatch(
       /edit_workspace_file needs approval[\s\S]*host: approves/,

@@ -1,11 +1,37 @@
 import { createToolGateway } from '@ksadk/core';
+import { createSandboxBackend } from '@ksadk/core/sandbox';
 import { createToolLoop, loadOpenAITools } from '@ksadk/openai';
 import { createScriptedOpenAIFetch } from '@ksadk/openai/testing';
 import OpenAI from 'openai';
 import { describeToolResult, type ExampleReport, startScenario } from './scenario.js';
 
-/** The conversation an offline run plays: read the notes, check the weather, edit the notes, run the packing-list skill, answer. */
-function offlineModel() {
+/** Whether an isolated sandbox (bubblewrap: Linux with `bwrap` installed) can run code here. */
+function canIsolate(): boolean {
+  try {
+    createSandboxBackend('bubblewrap');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The conversation an offline run plays: read the notes, check the weather, edit the notes, run
+ * the packing-list skill, count the packing items with run_code (when a sandbox can isolate it),
+ * answer.
+ */
+function offlineModel(withCode: boolean) {
+  const countItems = {
+    toolCalls: [
+      {
+        name: 'run_code',
+        args: {
+          language: 'javascript',
+          code: "const notes = require('fs').readFileSync('notes/trip.md', 'utf8');\nconsole.log(notes.split('\\n').filter((line) => line.startsWith('- ')).length + ' packing line(s)');",
+        },
+      },
+    ],
+  };
   return createScriptedOpenAIFetch([
     { toolCalls: [{ name: 'read_workspace_file', args: { path: 'notes/trip.md' } }] },
     { toolCalls: [{ name: 'city_weather', args: { place: { city: 'Oslo' } } }] },
@@ -34,6 +60,7 @@ function offlineModel() {
         },
       ],
     },
+    ...(withCode ? [countItems] : []),
     'Oslo looks rainy (9°C), so I added an umbrella to your packing list and wrote a full packing list.',
   ]);
 }
@@ -48,12 +75,17 @@ export async function runOpenAIExample(
 ): Promise<ExampleReport> {
   const live = options.live ?? Boolean(process.env['OPENAI_API_KEY']);
   const scenario = await startScenario();
+  // run_code only on an isolated sandbox: bubblewrap, when this machine has it.
+  const withCode = canIsolate();
   const { tools, gateway, assembly, close } = await loadOpenAITools({
     gateway: createToolGateway({ approvalMode: 'risk' }),
     memory: { memory: scenario.memory },
     skills: await scenario.skills(),
-    builtins: { include: 'workspace' },
-    catalog: { workspace: { root: scenario.root } },
+    builtins: { include: withCode ? 'workspace,run_code' : 'workspace' },
+    catalog: {
+      workspace: { root: scenario.root },
+      sandbox: withCode ? { backend: 'bubblewrap' } : false,
+    },
     mcp: scenario.mcpServers,
   });
   const client = live
@@ -61,7 +93,7 @@ export async function runOpenAIExample(
     : new OpenAI({
         apiKey: 'offline',
         baseURL: 'http://scripted.invalid/v1',
-        fetch: offlineModel().fetch,
+        fetch: offlineModel(withCode).fetch,
         maxRetries: 0,
       });
   const loop = createToolLoop(client, {
@@ -116,6 +148,7 @@ export async function runOpenAIExample(
     transcript.push(`assistant: ${answer}`);
     return {
       live,
+      ranCode: withCode,
       toolOrder: tools.map((tool) => tool.name),
       transcript,
       approvalsAsked,

@@ -11,9 +11,11 @@ import {
   printTable,
   quantile,
 } from './measure.mjs';
+import { benchSandboxTools } from './sandbox-tools.mjs';
 import { benchSearch } from './search.mjs';
 import { benchSkills } from './skills.mjs';
 import { benchToolSearch } from './tool-search.mjs';
+import { benchWebFetch } from './web-fetch.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
@@ -21,13 +23,15 @@ const distEntry = pathToFileURL(`${packageDir}dist/index.js`).href;
 const core = await import(distEntry);
 const { createToolGateway, defineTool } = core;
 const distOf = (subpath) => import(pathToFileURL(`${packageDir}dist/${subpath}.js`).href);
-const [workspaceEntry, catalogEntry, skillsEntry, sandboxEntry, testingEntry] = await Promise.all([
-  distOf('workspace'),
-  distOf('catalog'),
-  distOf('skills'),
-  distOf('sandbox'),
-  distOf('testing/index'),
-]);
+const [workspaceEntry, catalogEntry, skillsEntry, sandboxEntry, webEntry, testingEntry] =
+  await Promise.all([
+    distOf('workspace'),
+    distOf('catalog'),
+    distOf('skills'),
+    distOf('sandbox'),
+    distOf('web'),
+    distOf('testing/index'),
+  ]);
 
 const input = z.object({ text: z.string() });
 const noop = ({ text }) => ({ ok: true, length: text.length });
@@ -78,6 +82,7 @@ const importSpecifiers = [
   ['@ksadk/core/schema', distUrl('schema')],
   ['@ksadk/core/skills', distUrl('skills')],
   ['@ksadk/core/sandbox', distUrl('sandbox')],
+  ['@ksadk/core/web', distUrl('web')],
 ];
 const importTimes = coldImportRounds(
   importSpecifiers.map(([, specifier]) => specifier),
@@ -119,6 +124,16 @@ const skillsBench = await benchSkills({
 });
 printTable('Skills (median ms)', ['path', 'ms', 'vs baseline'], skillsBench.rows);
 
+const sandboxBench = await benchSandboxTools({ core, sandbox: sandboxEntry });
+printTable('Sandbox tools (median ms per command)', ['path', 'ms', 'vs bare'], sandboxBench.rows);
+
+const webBench = await benchWebFetch({ core, web: webEntry });
+printTable(
+  'web_fetch of a 1 MB HTML page (median ms)',
+  ['path', 'ms', 'vs baseline'],
+  webBench.rows,
+);
+
 const targets = [
   [`gateway adds under 5 µs per call (added ${added.toFixed(2)} µs)`, added < 5],
   [
@@ -136,6 +151,8 @@ const targets = [
   ...search.targets,
   ...toolSearch.targets,
   ...skillsBench.targets,
+  ...sandboxBench.targets,
+  ...webBench.targets,
 ];
 printTable(
   'Targets',

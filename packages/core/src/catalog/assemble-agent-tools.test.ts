@@ -76,7 +76,8 @@ describe('assembleAgentTools', () => {
       'memory',
       'memory',
       'skills',
-      ...Array(10).fill('builtin'),
+      // workspace, sandbox_status, run_command, run_code, web_fetch, web_search (component_status is taken)
+      ...Array(15).fill('builtin'),
       'mcp',
     ]);
     expect(bySource('own')).toEqual(['my_tool', 'component_status']);

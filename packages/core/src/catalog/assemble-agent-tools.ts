@@ -132,6 +132,9 @@ export async function assembleAgentTools(
     }
   };
   const closers: (() => Promise<void>)[] = [];
+  // A catalogue the assembly made is the assembly's to close (its sandbox sessions).
+  if (!isToolCatalog(options.catalog)) closers.push(() => catalog.close());
+  warnings.push(...catalog.problems);
 
   add(options.tools ?? [], 'own');
 

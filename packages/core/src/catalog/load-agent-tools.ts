@@ -13,7 +13,7 @@ import {
   assembleAgentTools,
 } from './assemble-agent-tools.js';
 import { BUILTIN_TOOLS_ENV } from './catalog-modes.js';
-import { createToolCatalog, isToolCatalog } from './tool-catalog.js';
+import { createToolCatalog, isToolCatalog, type ToolCatalog } from './tool-catalog.js';
 
 /** Options for {@link loadAgentTools}: what to assemble, the gateway, and the environment. */
 export interface LoadAgentToolsOptions extends AssembleAgentToolsOptions {
@@ -81,11 +81,12 @@ export async function loadAgentTools(options: LoadAgentToolsOptions = {}): Promi
     for (const name of variables)
       if (set(env, name)) warnings.push(`${name} is set but the ${option} option overrides it`);
   };
+  const ownCatalog = isToolCatalog(assemble.catalog)
+    ? undefined
+    : createToolCatalog({ env, ...(assemble.catalog ?? {}) });
   const options_: AssembleAgentToolsOptions = {
     ...assemble,
-    catalog: isToolCatalog(assemble.catalog)
-      ? assemble.catalog
-      : createToolCatalog({ env, ...(assemble.catalog ?? {}) }),
+    catalog: ownCatalog ?? (assemble.catalog as ToolCatalog),
   };
 
   if (assemble.builtins !== undefined) overridden('builtins', Object.values(BUILTIN_TOOLS_ENV));
@@ -118,6 +119,7 @@ export async function loadAgentTools(options: LoadAgentToolsOptions = {}): Promi
     assembly = await assembleAgentTools(options_);
   } catch (error) {
     await fromEnvMcp?.close();
+    await ownCatalog?.close();
     throw error;
   }
   const all = Object.freeze([...warnings, ...assembly.warnings]);
@@ -127,6 +129,9 @@ export async function loadAgentTools(options: LoadAgentToolsOptions = {}): Promi
     warnings: all,
     assembly,
     gateway,
-    close: () => assembly.close(),
+    close: async () => {
+      await assembly.close();
+      await ownCatalog?.close();
+    },
   };
 }

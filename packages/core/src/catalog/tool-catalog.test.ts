@@ -30,7 +30,7 @@ const find = (tools: Tool[], name: string): Tool => {
 
 describe('selection', () => {
   it('default profile: every bound group in order; absent groups are simply absent', () => {
-    expect(catalog.groups).toEqual(['workspace', 'platform']);
+    expect(catalog.groups).toEqual(['workspace', 'platform', 'sandbox', 'web']);
     expect(names(catalog.getTools())).toEqual([
       'workspace_status',
       'list_workspace_files',
@@ -43,7 +43,14 @@ describe('selection', () => {
       'search_workspace_files',
       'delete_workspace_file',
       'component_status',
+      'sandbox_status',
+      'run_command',
+      'run_code',
+      'web_fetch',
+      'web_search',
     ]);
+    const bare = createToolCatalog({ workspace: false, sandbox: false, web: false, env: {} });
+    expect(bare.groups).toEqual(['platform']);
   });
 
   it('coding/direct is the focused set with tool_search; coding/deferred is exactly search + dispatcher', () => {
@@ -88,7 +95,7 @@ describe('selection', () => {
     expect(unknown?.message).toMatch(
       /Unknown AgentEngine toolset or tool: file\. Valid: workspace, platform/,
     );
-    expect(attempt(() => catalog.getTools({ include: 'sandbox' }))?.message).toMatch(/sandbox/);
+    expect(attempt(() => catalog.getTools({ include: 'browser' }))?.message).toMatch(/browser/);
     expect(attempt(() => catalog.getTools({ mode: 'sometimes' }))?.message).toMatch(
       /off, direct, dispatcher, deferred/,
     );
@@ -400,17 +407,34 @@ describe('component_status', () => {
     expect(result).toMatchObject({
       ok: true,
       summary: {
-        tool_groups: ['workspace', 'platform'],
+        tool_groups: ['workspace', 'platform', 'sandbox', 'web'],
         knowledge_base_bound: false,
         isolated_execution: 'not_enabled',
+        // Bound, but no backend is configured.
         sandbox_direct_tools: 'not_enabled',
       },
-      components: { workspace: { root: 'workspace' } },
+      components: {
+        workspace: { root: 'workspace' },
+        sandbox: { backend: 'disabled', enabled: false, isolated: false },
+      },
     });
     expect((result['components'] as { workspace: { tools: string[] } }).workspace.tools).toContain(
       'multi_edit_workspace_file',
     );
     expect(JSON.stringify(result)).not.toContain(base);
-    expect(Object.keys(result['components'] as object)).toEqual(['workspace']);
+    expect(Object.keys(result['components'] as object)).toEqual(['workspace', 'sandbox', 'web']);
+  });
+
+  it('sandbox_direct_tools follows the sandbox tools’ backend', async () => {
+    const gateway = createToolGateway({ env: {} });
+    const summary = async (backend: string) => {
+      const made = createToolCatalog({ workspace: false, sandbox: { backend }, env: {} });
+      const result = await gateway.invoke(find(made.getTools(), 'component_status'), {});
+      await made.close();
+      return (result['summary'] as { sandbox_direct_tools: string }).sandbox_direct_tools;
+    };
+    expect(await summary('local_process')).toBe('enabled_not_isolated');
+    expect(await summary('bubblewrap')).toBe('enabled');
+    expect(await summary('disabled')).toBe('not_enabled');
   });
 });

@@ -3,6 +3,8 @@ import { checkOptions } from '../errors/check-options.js';
 import { type ApprovalMode, approvalModeFromEnv } from '../gateway/approval-mode.js';
 import type { Tool } from '../tool/tool.js';
 import { componentStatusTool } from '../toolsets/platform/component-status.js';
+import { createSandboxToolset, type SandboxToolsetOptions } from '../toolsets/sandbox/index.js';
+import { type WebToolsetOptions, webToolsetFromEnv } from '../toolsets/web/index.js';
 import {
   createWorkspaceToolset,
   type WorkspaceOptions,
@@ -30,6 +32,15 @@ export { DEFAULT_GROUP_ORDER, FOCUSED_TOOL_NAMES } from './tool-registry.js';
 export interface ToolCatalogOptions {
   /** The workspace toolset's options, or `false` for none. @default a workspace under the session directory */
   workspace?: WorkspaceOptions | false;
+  /**
+   * The sandbox toolset's options (its backend defaults from `KSADK_SANDBOX_BACKEND`; nothing
+   * configured = disabled), or `false` for none. Commands see the catalogue's workspace.
+   */
+  sandbox?: Omit<SandboxToolsetOptions, 'env'> | false;
+  /**
+   * The web toolset's options (on top of the `KSADK_WEB_*` variables), or `false` for none.
+   */
+  web?: WebToolsetOptions | false;
   /** Where `KSADK_*` variables are read. @default process.env */
   env?: NodeJS.ProcessEnv;
 }
@@ -71,6 +82,10 @@ export interface ToolCatalog {
   clearExternalTools(group?: string): void;
   /** The registered external tools KsADK can run (enabled ones), in registration order. */
   externalTools(): Tool[];
+  /** Configuration problems the built-in toolsets found (bad `KSADK_WEB_*` values…). */
+  readonly problems: readonly string[];
+  /** Releases what the built-in toolsets hold (sandbox sessions, connection pools). Idempotent. */
+  close(): Promise<void>;
 }
 
 /** True for a {@link ToolCatalog} (as opposed to the options for one). */
@@ -93,12 +108,23 @@ export function isToolCatalog(value: unknown): value is ToolCatalog {
  * ```
  */
 export function createToolCatalog(options: ToolCatalogOptions = {}): ToolCatalog {
-  checkOptions(options, ['workspace', 'env'], 'createToolCatalog()');
+  checkOptions(options, ['workspace', 'sandbox', 'web', 'env'], 'createToolCatalog()');
   const env = options.env ?? process.env;
   const registry = createToolRegistry();
   const workspace =
     options.workspace === false ? undefined : createWorkspaceToolset({ env, ...options.workspace });
   if (workspace) registry.registerToolset('workspace', [...workspace.tools]);
+  const sandbox =
+    options.sandbox === false
+      ? undefined
+      : createSandboxToolset({
+          env,
+          workspace: workspace?.runtime ?? false,
+          ...options.sandbox,
+        });
+  if (sandbox) registry.registerToolset('sandbox', [...sandbox.tools]);
+  const web = options.web === false ? undefined : webToolsetFromEnv({ env, ...options.web });
+  if (web) registry.registerToolset('web', [...web.tools]);
   const modeNow = (): ApprovalMode =>
     getInvocationContextOrEmpty().approvalMode ?? approvalModeFromEnv(env);
   const CATALOG_TOOL_NAMES: readonly string[] = [
@@ -177,10 +203,15 @@ export function createToolCatalog(options: ToolCatalogOptions = {}): ToolCatalog
       );
     },
     clearExternalTools: (group) => registry.clearExternal(group),
+    problems: web?.problems ?? [],
+    close: async () => {
+      await Promise.allSettled([sandbox?.close(), web?.close()]);
+    },
   };
   catalog.registerToolset('platform', [
     componentStatusTool({
       env,
+      sandboxBackend: () => sandbox?.backend,
       toolsByGroup: () =>
         Object.fromEntries(
           registry

@@ -17,6 +17,8 @@ export type KsadkErrorCode =
   | 'approval_quota_exceeded'
   /** Something the configuration needs is missing here: `bwrap`, the `e2b` package, a template id… */
   | 'setup'
+  /** Every sandbox session allowed is running a command (`maxSessions`); try again later. */
+  | 'sandbox_busy'
   /** A framework adapter was used in a way its framework cannot support. */
   | 'unsupported'
   /** Anything else raised by KsADK itself. */

@@ -30,7 +30,8 @@ describe('error types', () => {
         for (const match of text.matchAll(/new SkillServiceError\(\s*([^,]*),/g))
           for (const literal of match[1]!.matchAll(/'([a-z0-9_]+)'/g)) used.add(literal[1]!);
         // Sandbox command results: `failedCommand('x', …)`, `['x', message]`, `{ type: 'x', … }`.
-        for (const match of text.matchAll(/failedCommand\(\s*'([a-z_]+)'/g)) used.add(match[1]!);
+        for (const match of text.matchAll(/(?:failedCommand|toolError|reject)\(\s*'([a-z_]+)'/g))
+          used.add(match[1]!);
         for (const match of text.matchAll(/return \['([a-z_]+)',/g)) used.add(match[1]!);
         for (const match of text.matchAll(/\{ type: '([a-z_]+)', message/g)) used.add(match[1]!);
       }

@@ -102,6 +102,27 @@ export const TOOL_ERROR_TYPES = {
   session_killed: 'no',
   sandbox_error: 'retry',
   sandbox_failed: 'no',
+  // Sandbox tools
+  sandbox_disabled: 'no',
+  sandbox_busy: 'retry',
+  command_required: 'fix',
+  command_rejected: 'fix',
+  background_not_supported: 'fix',
+  code_required: 'fix',
+  isolated_sandbox_required: 'no',
+  unsupported_language: 'fix',
+  // Web tools
+  url_required: 'fix',
+  invalid_url: 'fix',
+  unsupported_scheme: 'fix',
+  dns_resolution_failed: 'fix',
+  blocked_by_ssrf_policy: 'no',
+  too_many_redirects: 'no',
+  unsupported_content_type: 'no',
+  fetch_failed: 'retry',
+  timeout: 'retry',
+  provider_not_configured: 'no',
+  provider_error: 'retry',
 } as const satisfies Record<string, 'retry' | 'fix' | 'no'>;
 
 /** One of {@link TOOL_ERROR_TYPES}: the `error_type` values KsADK itself returns. */

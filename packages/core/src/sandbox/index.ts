@@ -1,15 +1,30 @@
 /**
- * The execution layer (`@ksadk/core/sandbox`): backends that create sessions, sessions that
+ * The execution layer and the sandbox tools (`@ksadk/core/sandbox`): backends that create sessions, sessions that
  * hold files and run commands — `local_process` (not isolated; trusted local development),
  * `bubblewrap` (Linux namespaces), `e2b` (a cloud sandbox), `disabled` — and the one resolver
  * that picks the backend from the configuration.
  *
  * @packageDocumentation
  */
+
+export {
+  createSandboxToolset,
+  type SandboxToolSettings,
+  type SandboxToolset,
+  type SandboxToolsetOptions,
+  type SandboxWorkspace,
+  type WorkspaceSyncLimits,
+  type WorkspaceSyncReport,
+} from '../toolsets/sandbox/index.js';
 export {
   type BubblewrapBackendOptions,
   createBubblewrapBackend,
 } from './bubblewrap-backend.js';
+export {
+  type CommandPolicyDecision,
+  checkCommandPolicy,
+  isMetadataHost,
+} from './command-policy.js';
 export {
   type CreateSandboxBackendOptions,
   createDisabledBackend,
@@ -47,4 +62,11 @@ export {
   type SandboxSession,
   type SandboxSessionOptions,
 } from './sandbox-backend.js';
+export {
+  createSandboxRegistry,
+  type SandboxLease,
+  type SandboxRegistry,
+  type SandboxRegistryEntry,
+  type SandboxRegistryOptions,
+} from './sandbox-registry.js';
 export { type SandboxSettings, sandboxSettingsFromEnv } from './sandbox-settings.js';

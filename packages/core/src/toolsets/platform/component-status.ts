@@ -7,6 +7,8 @@ import type { Tool } from '../../tool/tool.js';
 export interface ComponentStatusSource {
   /** Bound built-in groups and their tools, in catalogue order. */
   toolsByGroup(): Record<string, string[]>;
+  /** The sandbox tools' backend, when the sandbox group is bound. */
+  sandboxBackend?: () => { name: string; isolated: boolean } | undefined;
   env: NodeJS.ProcessEnv;
 }
 
@@ -59,6 +61,15 @@ export function componentStatusTool(source: ComponentStatusSource): Tool {
         if (group !== 'workspace' && group !== 'platform' && bound(group))
           components[group] = { tools: groups[group] };
       }
+      const sandbox = bound('sandbox') ? source.sandboxBackend?.() : undefined;
+      if (sandbox) {
+        components['sandbox'] = {
+          tools: groups['sandbox'],
+          backend: sandbox.name,
+          enabled: sandbox.name !== 'disabled',
+          isolated: sandbox.isolated,
+        };
+      }
       return {
         ok: true,
         summary: {
@@ -71,7 +82,13 @@ export function componentStatusTool(source: ComponentStatusSource): Tool {
           // The same resolver execute_skills runs on, so the report is what runs.
           skill_runtime_backend: skillRuntimeBackend(env),
           isolated_execution: isolation(skillRuntimeBackend(env)),
-          sandbox_direct_tools: bound('sandbox') ? 'enabled' : 'not_enabled',
+          // The backend the sandbox tools run on (not merely whether the group is bound).
+          sandbox_direct_tools:
+            !sandbox || sandbox.name === 'disabled'
+              ? 'not_enabled'
+              : sandbox.isolated
+                ? 'enabled'
+                : 'enabled_not_isolated',
         },
         components,
       };

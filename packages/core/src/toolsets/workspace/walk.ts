@@ -38,6 +38,8 @@ export interface WalkOptions {
    * special files neither listed nor reported. @default true
    */
   stats?: boolean;
+  /** Directories (by name) listed but not descended into. Honoured by the full walk only. */
+  skipDirectories?: ReadonlySet<string>;
   signal?: AbortSignal;
 }
 
@@ -136,7 +138,8 @@ export async function walkWorkspace(
           size: 0,
           mtimeNs: stats.mtimeNs,
         });
-        if (options.recursive && !(await visit(absolute))) return false;
+        if (options.recursive && !options.skipDirectories?.has(name) && !(await visit(absolute)))
+          return false;
         continue;
       }
       if (!stats.isFile()) {

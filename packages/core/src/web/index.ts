@@ -1,0 +1,29 @@
+// @ksadk/core/web — the web tools (`web_fetch`, `web_search`) and the pieces they are built from:
+// address classification, the SSRF policy, HTML-to-markdown conversion and search providers.
+export {
+  createWebToolset,
+  type WebToolset,
+  type WebToolsetOptions,
+  webToolsetFromEnv,
+} from '../toolsets/web/index.js';
+export { WEB_TOOL_POLICY } from '../toolsets/web/web-fetch-tool.js';
+export { type AddressClass, classifyAddress, isGlobalUnicastAddress } from './address-class.js';
+export { type ConvertedPage, htmlToMarkdown } from './html-to-markdown.js';
+export { type ResolvedAddress, systemResolver, type WebResolver } from './resolver.js';
+export type { WebSearchQuery, WebSearchResult } from './search-providers.js';
+export {
+  type ParsedSsrfPolicy,
+  parseSsrfPolicyJson,
+  type WebSsrfPolicy,
+  type WebSsrfPolicyInput,
+} from './ssrf-policy.js';
+export {
+  DEFAULT_WEB_FETCH_LIMITS,
+  WEB_ENV,
+  WEB_SEARCH_PROVIDERS,
+  type WebFetchLimits,
+  type WebSearchConfig,
+  type WebSearchProviderName,
+  type WebSettingsFromEnv,
+  webSettingsFromEnv,
+} from './web-settings.js';

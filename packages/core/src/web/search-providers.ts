@@ -1,0 +1,264 @@
+import type { Dispatcher } from 'undici';
+import { requestProviderJson } from './provider-request.js';
+import {
+  PROVIDER_DEFAULTS,
+  WEB_SEARCH_PROVIDERS,
+  type WebSearchConfig,
+  type WebSearchProviderName,
+} from './web-settings.js';
+
+/** One search result, the same shape for every provider. */
+export interface WebSearchResult {
+  readonly title: string;
+  readonly url: string;
+  readonly snippet: string;
+  /** 1-based position in the provider's answer. */
+  readonly rank: number;
+  readonly provider: string;
+  /** Publication date as the provider gives it, when it gives one. */
+  readonly date?: string;
+}
+
+/** A search request. */
+export interface WebSearchQuery {
+  readonly query: string;
+  readonly maxResults: number;
+  readonly recencyDays?: number;
+}
+
+/** Why a search could not run. */
+export class SearchNotConfiguredError extends Error {
+  readonly errorType = 'provider_not_configured';
+}
+
+/** What a provider call needs besides the query. */
+export interface SearchCallContext {
+  readonly dispatcher: Dispatcher;
+  readonly signal?: AbortSignal;
+}
+
+const MAX_TITLE = 500;
+const MAX_URL = 2048;
+const MAX_SNIPPET = 2000;
+
+const text = (value: unknown, limit: number): string =>
+  typeof value === 'string' ? value.slice(0, limit) : '';
+
+const firstString = (item: Record<string, unknown>, ...keys: string[]): unknown =>
+  keys
+    .map((key) => (Object.hasOwn(item, key) ? item[key] : undefined))
+    .find((v) => typeof v === 'string');
+
+const firstArray = (value: unknown, ...keys: string[]): unknown[] => {
+  if (typeof value !== 'object' || value === null) return [];
+  for (const key of keys) {
+    const entry = Object.hasOwn(value, key) ? (value as Record<string, unknown>)[key] : undefined;
+    if (Array.isArray(entry)) return entry;
+  }
+  return [];
+};
+
+const ENTITIES: Record<string, string> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  '#39': "'",
+  nbsp: ' ',
+};
+/** Brave marks matches with `<strong>`: plain text for the model. */
+const stripTags = (value: string): string =>
+  value
+    .replace(/<[^>]{0,200}>/g, '')
+    .replace(/&(amp|lt|gt|quot|#39|nbsp);/g, (_, name: string) => ENTITIES[name]!);
+
+function mapItems(
+  items: unknown[],
+  provider: string,
+  maxResults: number,
+  fields: { url: string[]; snippet: string[]; date?: string[] },
+  clean: (value: string) => string = (value) => value,
+): WebSearchResult[] {
+  const results: WebSearchResult[] = [];
+  for (const item of items) {
+    if (results.length >= maxResults) break;
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) continue;
+    const record = item as Record<string, unknown>;
+    const date = fields.date ? text(firstString(record, ...fields.date), 100) : '';
+    results.push({
+      title: clean(text(firstString(record, 'title'), MAX_TITLE)),
+      url: text(firstString(record, ...fields.url), MAX_URL),
+      snippet: clean(text(firstString(record, ...fields.snippet), MAX_SNIPPET)),
+      rank: results.length + 1,
+      provider,
+      ...(date ? { date } : {}),
+    });
+  }
+  return results;
+}
+
+const clamp = (value: number, low: number, high: number): number =>
+  Math.min(high, Math.max(low, Math.floor(value)));
+
+/** Tavily's and Brave's coarse recency buckets for a number of days. */
+function recencyBucket(days: number): 'day' | 'week' | 'month' | 'year' | undefined {
+  if (days <= 1) return 'day';
+  if (days <= 7) return 'week';
+  if (days <= 31) return 'month';
+  if (days <= 365) return 'year';
+  return undefined;
+}
+
+const isoDay = (date: Date): string => date.toISOString().slice(0, 10);
+
+/**
+ * Runs one search with the configured provider: `fake` (offline, one fixed result), `http` (GET
+ * `q`, `max_results`, `recency_days` with a bearer key), `ksyun` (POST `{q, scope, size}`),
+ * `tavily` (POST `{query, max_results, time_range}` with a bearer key) or `brave` (GET `q`,
+ * `count`, `freshness` with `X-Subscription-Token`). Every answer is read with a byte cap and
+ * mapped to {@link WebSearchResult}s, at most `maxResults`.
+ *
+ * @throws {SearchNotConfiguredError} no provider, an unknown one, or a missing endpoint or key.
+ * @throws {ProviderRequestError} the provider failed (timeout, HTTP error, too large, not JSON).
+ */
+export async function runWebSearch(
+  config: WebSearchConfig,
+  query: WebSearchQuery,
+  context: SearchCallContext,
+): Promise<WebSearchResult[]> {
+  const provider = config.provider?.toLowerCase();
+  if (!provider) throw new SearchNotConfiguredError('web search provider is not configured');
+  const name = WEB_SEARCH_PROVIDERS.find((known) => known === provider);
+  if (!name)
+    throw new SearchNotConfiguredError(`unsupported web search provider: ${provider.slice(0, 40)}`);
+  if (name === 'fake') {
+    const q = new URLSearchParams({ q: query.query }).toString();
+    return [
+      {
+        title: `Fake result for ${query.query}`,
+        url: `https://example.com/search?${q}`,
+        snippet: 'Fake search result generated by ksadk test provider.',
+        rank: 1,
+        provider: 'fake',
+      },
+    ];
+  }
+  const endpointText = config.endpoint ?? PROVIDER_DEFAULTS[name].endpoint;
+  if (!endpointText)
+    throw new SearchNotConfiguredError(
+      'web search base URL is not configured (set KSADK_WEB_SEARCH_BASE_URL)',
+    );
+  let endpoint: URL;
+  try {
+    endpoint = new URL(endpointText);
+  } catch {
+    throw new SearchNotConfiguredError('the web search base URL is not a valid URL');
+  }
+  const key = config.apiKey;
+  if (!key && name !== 'http')
+    throw new SearchNotConfiguredError(
+      `web search api key is not configured for ${name} (set KSADK_WEB_SEARCH_API_KEY${PROVIDER_DEFAULTS[name].keyVariables.map((v) => ` or ${v}`).join('')})`,
+    );
+  const common = {
+    dispatcher: context.dispatcher,
+    timeoutMs: config.timeoutMs ?? 30_000,
+    maxBytes: config.maxResponseBytes ?? 1024 * 1024,
+    secrets: key ? [key] : [],
+    ...(context.signal ? { signal: context.signal } : {}),
+  };
+  return searchWith(name, endpoint, key, config, query, common);
+}
+
+type Common = Omit<
+  Parameters<typeof requestProviderJson>[0],
+  'url' | 'method' | 'headers' | 'body'
+>;
+
+async function searchWith(
+  name: Exclude<WebSearchProviderName, 'fake'>,
+  endpoint: URL,
+  key: string | undefined,
+  config: WebSearchConfig,
+  { query, maxResults, recencyDays }: WebSearchQuery,
+  common: Common,
+): Promise<WebSearchResult[]> {
+  const bearer: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {};
+  switch (name) {
+    case 'http': {
+      const url = new URL(endpoint);
+      url.searchParams.set('q', query);
+      url.searchParams.set('max_results', String(Math.max(1, maxResults)));
+      if (recencyDays !== undefined) url.searchParams.set('recency_days', String(recencyDays));
+      const answer = await requestProviderJson({ ...common, url, method: 'GET', headers: bearer });
+      return mapItems(firstArray(answer, 'results', 'data'), 'http', maxResults, {
+        url: ['url', 'link'],
+        snippet: ['snippet', 'summary'],
+      });
+    }
+    case 'ksyun': {
+      const size = clamp(maxResults || 5, 1, 200);
+      const answer = await requestProviderJson({
+        ...common,
+        url: endpoint,
+        method: 'POST',
+        headers: bearer,
+        body: { q: query, scope: config.scope ?? 'webpage', size },
+      });
+      return mapItems(firstArray(answer, 'webpages', 'results', 'data'), 'ksyun', size, {
+        url: ['url', 'link'],
+        snippet: ['snippet', 'summary'],
+        date: ['date', 'published_at'],
+      });
+    }
+    case 'tavily': {
+      const size = clamp(maxResults, 1, 20);
+      const range = recencyDays === undefined ? undefined : recencyBucket(recencyDays);
+      const answer = await requestProviderJson({
+        ...common,
+        url: endpoint,
+        method: 'POST',
+        headers: bearer,
+        body: {
+          query,
+          max_results: size,
+          search_depth: 'basic',
+          topic: 'general',
+          ...(range ? { time_range: range } : {}),
+        },
+      });
+      return mapItems(firstArray(answer, 'results'), 'tavily', size, {
+        url: ['url'],
+        snippet: ['content', 'snippet'],
+        date: ['published_date'],
+      });
+    }
+    case 'brave': {
+      const size = clamp(maxResults, 1, 20);
+      const url = new URL(endpoint);
+      url.searchParams.set('q', query);
+      url.searchParams.set('count', String(size));
+      if (recencyDays !== undefined) {
+        const now = new Date();
+        const since = new Date(now.getTime() - recencyDays * 86_400_000);
+        url.searchParams.set('freshness', `${isoDay(since)}to${isoDay(now)}`);
+      }
+      const answer = await requestProviderJson({
+        ...common,
+        url,
+        method: 'GET',
+        headers: { 'x-subscription-token': key ?? '' },
+      });
+      const web =
+        typeof answer === 'object' && answer !== null && Object.hasOwn(answer, 'web')
+          ? (answer as { web: unknown }).web
+          : undefined;
+      return mapItems(
+        firstArray(web, 'results'),
+        'brave',
+        size,
+        { url: ['url'], snippet: ['description'], date: ['page_age', 'age'] },
+        stripTags,
+      );
+    }
+  }
+}
