@@ -286,7 +286,8 @@ function screen(
  * @example
  * ```ts
  * console.log(checkCommandPolicy('ls; /usr/bin/sudo id').ok); // false
- * console.log(checkCommandPolicy('git status').reason); // "read_only_git"
+ * const decision = checkCommandPolicy('git status');
+ * if (decision.ok) console.log(decision.reason); // "read_only_git"
  * ```
  */
 export function checkCommandPolicy(command: string): CommandPolicyDecision {
