@@ -108,7 +108,10 @@ describe('checkCommandPolicy (a first screen, not the boundary)', () => {
     let nested = 'id';
     for (let i = 0; i < 12; i += 1) nested = `sh -c ${JSON.stringify(nested)}`;
     expect(checkCommandPolicy(nested)).toMatchObject({ ok: false });
-    expect(checkCommandPolicy(`${'a; '.repeat(10_000)}ls`)).toMatchObject({ ok: true });
+    expect(checkCommandPolicy(`${'a; '.repeat(1_000)}ls`)).toMatchObject({ ok: true });
+    expect(checkCommandPolicy(`${'a; '.repeat(10_000)}ls`)).toMatchObject({
+      error_type: 'invalid_command',
+    });
     expect(checkCommandPolicy(`echo ${'$('.repeat(5_000)}`)).toBeDefined();
     expect(Date.now() - started).toBeLessThan(5_000);
   });
@@ -126,5 +129,43 @@ describe('isMetadataHost', () => {
     ['', false],
   ])('%s → %s', (host, expected) => {
     expect(isMetadataHost(host)).toBe(expected);
+  });
+});
+
+describe('found by an independent attack', () => {
+  it.each([
+    'echo a#b; sudo id',
+    'true #\ngit push origin main',
+    'true # c\nrm -rf /',
+    'ls\nrm -rf build',
+    'bash -O extglob -c "sudo id"',
+    'busybox sh -c "sudo id"',
+    'env -S "sudo id"',
+    'runuser -u root id',
+    'gosu root id',
+    'git -c alias.p=push p',
+    'git -c protocol.ext.allow=always fetch x',
+    'curl http://[64:ff9b::a9fe:a9fe]/',
+  ])('rejects %s', (command) => {
+    expect(checkCommandPolicy(command)).toMatchObject({ ok: false });
+  });
+
+  it.each(['ls # a comment\nls -la', 'echo "#not a comment"', 'curl "https://example.com/#frag"'])(
+    'still allows %s',
+    (command) => {
+      expect(checkCommandPolicy(command)).toMatchObject({ ok: true });
+    },
+  );
+
+  it('stays cheap on 64 KiB of short words', () => {
+    for (const command of [
+      'echo ' + 'a '.repeat(30_000),
+      'a;'.repeat(30_000),
+      'a|'.repeat(30_000),
+    ]) {
+      const started = performance.now();
+      checkCommandPolicy(command.slice(0, 64 * 1024 - 1));
+      expect(performance.now() - started).toBeLessThan(500);
+    }
   });
 });

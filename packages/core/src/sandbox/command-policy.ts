@@ -20,8 +20,23 @@ const MAX_COMMAND_CHARS = 64 * 1024;
 /** Nesting of `sh -c`, `eval`, `$(…)` and backticks followed. */
 const MAX_DEPTH = 8;
 
-const DENIED_PROGRAMS = new Set(['sudo', 'su', 'doas', 'pkexec', 'kubectl', 'docker', 'podman']);
-const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'ash', 'mksh', 'busybox']);
+const DENIED_PROGRAMS = new Set([
+  'sudo',
+  'su',
+  'doas',
+  'pkexec',
+  'sg',
+  'runuser',
+  'gosu',
+  'su-exec',
+  'kubectl',
+  'docker',
+  'podman',
+  'nerdctl',
+]);
+const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'ash', 'mksh']);
+/** Words screened per command; more is refused (the screen must stay cheap). */
+const MAX_WORDS = 4096;
 /** Programs that run the rest of their arguments as a command. */
 const WRAPPERS = new Set([
   'env',
@@ -37,6 +52,7 @@ const WRAPPERS = new Set([
   'chroot',
   'unshare',
   'flock',
+  'busybox',
 ]);
 /** Wrapper options that take a value as the next argument. */
 const WRAPPER_VALUE_OPTIONS = new Set(['-n', '-s', '-k', '-u', '-C', '-S', '-I', '-L', '-P']);
@@ -67,23 +83,49 @@ const reject = (
   error_message: string,
 ): CommandPolicyDecision => ({ ok: false, decision: 'reject', error_type, error_message });
 
-/** Whether single and double quotes are balanced (shell-quote accepts unbalanced ones silently). */
-function quotesBalanced(command: string): boolean {
+/**
+ * Prepares a command for `shell-quote`, which differs from a shell in two ways that matter here:
+ * it reads a newline as a space (a shell ends the command there) and a `#` inside a word as a
+ * comment that hides the rest (a shell only starts a comment at the start of a word, and ends it
+ * at the newline). Unquoted newlines become `;`, real comments are dropped up to their newline,
+ * and a `#` inside a word is escaped. Returns `undefined` when a quote is left open.
+ */
+function normalise(command: string): string | undefined {
+  let out = '';
   let quote: "'" | '"' | undefined;
   for (let i = 0; i < command.length; i += 1) {
-    const char = command[i];
+    const char = command[i]!;
     if (quote === "'") {
       if (char === "'") quote = undefined;
+      out += char;
     } else if (char === '\\') {
+      out += char + (command[i + 1] ?? '');
       i += 1;
     } else if (quote === '"') {
       if (char === '"') quote = undefined;
+      out += char;
     } else if (char === "'" || char === '"') {
       quote = char;
+      out += char;
+    } else if (char === '\n') {
+      out += ';';
+    } else if (char === '#') {
+      const previous = out[out.length - 1];
+      if (previous === undefined || /[\s;&|()<>]/.test(previous)) {
+        const end = command.indexOf('\n', i);
+        if (end < 0) break;
+        i = end - 1;
+      } else {
+        out += '\\#';
+      }
+    } else {
+      out += char;
     }
   }
-  return quote === undefined;
+  return quote === undefined ? out : undefined;
 }
+
+const NAT64 = ipaddr.IPv6.parseCIDR('64:ff9b::/96');
 
 /** Whether an IPv4 address is a cloud metadata address (link-local, Alibaba's 100.100.100.200). */
 function metadataIPv4(address: ipaddr.IPv4): boolean {
@@ -100,10 +142,16 @@ export function isMetadataHost(host: string): boolean {
     if (!ipaddr.IPv6.isValid(bare)) return false;
     const v6 = ipaddr.IPv6.parse(bare);
     if (v6.isIPv4MappedAddress()) return metadataIPv4(v6.toIPv4Address());
+    // NAT64 (64:ff9b::/96) carries an IPv4 address in its last 32 bits.
+    if (v6.match(NAT64)) {
+      const [, , , , , , high, low] = v6.parts as number[];
+      return metadataIPv4(new ipaddr.IPv4([high! >> 8, high! & 255, low! >> 8, low! & 255]));
+    }
     return v6.toNormalizedString() === ipaddr.IPv6.parse('fd00:ec2::254').toNormalizedString();
   }
-  // Decimal, hex, octal and short forms: the URL parser normalises them as a browser or curl would.
-  if (!/^[0-9a-fx.]+$/.test(bare)) return false;
+  // Decimal, hex, octal and short forms (all with a digit): the URL parser normalises them as a
+  // browser or curl would.
+  if (!/^[0-9a-fx.]+$/.test(bare) || !/\d/.test(bare)) return false;
   let normalised: string;
   try {
     normalised = new URL(`http://${bare}/`).hostname;
@@ -163,9 +211,7 @@ function unwrap(words: string[]): string[] {
 /** The script a shell runs with `-c` (also `-lc`, `-ec`…), if any. */
 function shellScript(words: string[]): string | undefined {
   for (let i = 1; i < words.length; i += 1) {
-    const word = words[i]!;
-    if (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(word)) return words[i + 1];
-    if (!word.startsWith('-')) return undefined;
+    if (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(words[i]!)) return words[i + 1];
   }
   return undefined;
 }
@@ -182,6 +228,7 @@ function gitSubcommand(words: string[]): string | undefined {
 interface ScreenState {
   readOnlyGit: boolean;
   segments: number;
+  words: number;
 }
 
 function screenSegment(
@@ -189,8 +236,11 @@ function screenSegment(
   depth: number,
   state: ScreenState,
 ): CommandPolicyDecision | undefined {
+  const seen = new Set<string>();
   for (const word of words) {
     for (const host of hostCandidates(word)) {
+      if (seen.has(host)) continue;
+      seen.add(host);
       if (isMetadataHost(host))
         return reject(
           'command_rejected',
@@ -204,6 +254,17 @@ function screenSegment(
         'command_rejected',
         `\`${programOf(word)}\` command is not allowed by default policy`,
       );
+  }
+  // `env -S "…"` splits its argument into a command line.
+  const split = words.findIndex((word) => word === '-S' || word.startsWith('--split-string'));
+  if (split > 0 && programOf(words[0]!) === 'env') {
+    const text = words[split]!.includes('=')
+      ? words[split]!.split('=').slice(1).join('=')
+      : words[split + 1];
+    if (text) {
+      const found = screen(text, depth + 1, state);
+      if (found) return found;
+    }
   }
   const command = unwrap(words);
   if (command.length === 0) return undefined;
@@ -223,6 +284,14 @@ function screenSegment(
       return reject('command_rejected', 'recursive rm is not allowed by default policy');
   }
   if (program === 'git') {
+    // `-c alias.x=push` (or an ext:: transport) would turn a harmless word into anything.
+    if (
+      command.some((word) => /^(alias\.|protocol\.|core\.(sshcommand|pager|fsmonitor))/i.test(word))
+    )
+      return reject(
+        'command_rejected',
+        'git configuration overrides are not allowed by default policy',
+      );
     const sub = gitSubcommand(command);
     if (sub && DESTRUCTIVE_GIT.has(sub))
       return reject('command_rejected', `git ${sub} is not allowed by default policy`);
@@ -245,12 +314,17 @@ function screen(
     const found = screen(inner, depth + 1, state);
     if (found) return found;
   }
+  const text = normalise(command);
+  if (text === undefined) return reject('invalid_command', 'unbalanced quotes in command');
   let entries: ParseEntry[];
   try {
-    entries = parse(command, (name) => `$${name}`);
+    entries = parse(text, (name) => `$${name}`);
   } catch (error) {
     return reject('invalid_command', (error as Error).message);
   }
+  state.words += entries.length;
+  if (state.words > MAX_WORDS)
+    return reject('invalid_command', `command has more than ${MAX_WORDS} words`);
   let words: string[] = [];
   const flush = (): CommandPolicyDecision | undefined => {
     if (words.length === 0) return undefined;
@@ -261,8 +335,11 @@ function screen(
   };
   for (const entry of entries) {
     if (typeof entry === 'string') words.push(entry);
-    else if ('comment' in entry) break;
-    else if ('pattern' in entry) words.push(entry.pattern);
+    // Comments were removed by `normalise`; anything left that parses as one is screened as code.
+    else if ('comment' in entry) {
+      const found = flush() ?? screen(entry.comment, depth + 1, state);
+      if (found) return found;
+    } else if ('pattern' in entry) words.push(entry.pattern);
     else {
       const found = flush();
       if (found) return found;
@@ -296,8 +373,7 @@ export function checkCommandPolicy(command: string): CommandPolicyDecision {
   if (text.length > MAX_COMMAND_CHARS)
     return reject('invalid_command', `command is longer than ${MAX_COMMAND_CHARS} characters`);
   if (text.includes('\0')) return reject('invalid_command', 'command must not contain NUL');
-  if (!quotesBalanced(text)) return reject('invalid_command', 'unbalanced quotes in command');
-  const state: ScreenState = { readOnlyGit: false, segments: 0 };
+  const state: ScreenState = { readOnlyGit: false, segments: 0, words: 0 };
   const found = screen(text, 0, state);
   if (found) return found;
   if (state.segments === 0) return reject('command_required', 'command is required');

@@ -122,7 +122,7 @@ export function runProcessGroup(spec: GroupRunSpec): GroupRun {
   const stop = (reason: StopReason): void => {
     if (finished || exited || pid === undefined) return;
     stopped ??= reason;
-    killTree(pid);
+    void killTree(pid);
     // A child stuck beyond SIGKILL (uninterruptible I/O) must not hold the run forever.
     later(KILL_GRACE_MS, finish);
   };

@@ -105,6 +105,25 @@ describe('createSandboxRegistry', () => {
     await registry.close();
   });
 
+  it('holds the limit when many keys arrive at once', async () => {
+    const registry = createSandboxRegistry({ maxSessions: 2, sweepIntervalMs: 0 });
+    const results = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, i) =>
+        registry.acquire(`k${i}`, async () => fakeSession(`${i}`)),
+      ),
+    );
+    expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(2);
+    expect(
+      results.filter(
+        (result) =>
+          result.status === 'rejected' &&
+          (result.reason as { code?: string }).code === 'sandbox_busy',
+      ),
+    ).toHaveLength(8);
+    expect(registry.entries()).toHaveLength(2);
+    await registry.close();
+  });
+
   it('concurrent calls for one key share one creation, and other keys are not blocked by it', async () => {
     const registry = createSandboxRegistry({ sweepIntervalMs: 0 });
     let creations = 0;

@@ -122,9 +122,13 @@ export function createSandboxRegistry(options: SandboxRegistryOptions = {}): San
     return kills.length;
   };
 
-  /** Makes room for one more session: evicts idle entries, least recently used first. */
-  const makeRoom = async (): Promise<void> => {
-    if (maxSessions === 0) return;
+  /**
+   * Makes room for one more session, synchronously (so concurrent callers cannot all pass the
+   * check): evicts idle entries, least recently used first, and returns their kills.
+   */
+  const makeRoom = (): Promise<void>[] => {
+    const kills: Promise<void>[] = [];
+    if (maxSessions === 0) return kills;
     while (live.size + creating.size >= maxSessions) {
       const idle = [...live.values()]
         .filter((entry) => entry.inUse === 0)
@@ -135,8 +139,10 @@ export function createSandboxRegistry(options: SandboxRegistryOptions = {}): San
           `all ${maxSessions} sandbox sessions are running commands; try again when one finishes`,
         );
       }
-      await retire(idle);
+      const kill = retire(idle);
+      if (kill) kills.push(kill);
     }
+    return kills;
   };
 
   const lease = (entry: SandboxRegistryEntry, created: boolean): SandboxLease => {
@@ -168,16 +174,20 @@ export function createSandboxRegistry(options: SandboxRegistryOptions = {}): San
   ): Promise<SandboxLease> => {
     if (closed) throw new KsadkError('unsupported', 'the sandbox registry is closed');
     await sweep();
+    if (closed) throw new KsadkError('unsupported', 'the sandbox registry is closed');
+    // From here to `creating.set` nothing awaits: the count check and the reservation are one step.
     const existing = live.get(key);
     if (existing && !expired(existing, now())) return lease(existing, false);
-    if (existing) await retire(existing);
+    const kills: Promise<void>[] = [];
+    if (existing) {
+      const kill = retire(existing);
+      if (kill) kills.push(kill);
+    }
     const pending = creating.get(key);
     if (pending) return lease(await pending, false);
-    await makeRoom();
-    // Another caller may have started creating this key while room was made.
-    const raced = creating.get(key);
-    if (raced) return lease(await raced, false);
+    kills.push(...makeRoom());
     const creation = (async (): Promise<SandboxRegistryEntry> => {
+      await Promise.all(kills);
       const session = await create();
       const at = now();
       const entry: SandboxRegistryEntry = {
@@ -199,7 +209,7 @@ export function createSandboxRegistry(options: SandboxRegistryOptions = {}): San
     try {
       return lease(await creation, true);
     } finally {
-      creating.delete(key);
+      if (creating.get(key) === creation) creating.delete(key);
     }
   };
 
@@ -225,11 +235,9 @@ export function createSandboxRegistry(options: SandboxRegistryOptions = {}): San
       const all = [...live.values(), ...retiring];
       live.clear();
       retiring.clear();
-      await Promise.all([
-        ...all.map((entry) => killQuietly(entry.session)),
-        // Creations in flight kill their own session when they see `closed`.
-        ...[...creating.values()].map((creation) => creation.catch(() => undefined)),
-      ]);
+      // Creations in flight kill their own session when they finish and see `closed`; close()
+      // does not wait for them (one may never finish).
+      await Promise.all(all.map((entry) => killQuietly(entry.session)));
     },
   };
 }

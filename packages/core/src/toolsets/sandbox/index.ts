@@ -44,7 +44,10 @@ export interface SandboxToolset {
   readonly registry: SandboxRegistry;
   /** The backend chosen and what chose it. */
   readonly backend: { name: string; source: string; isolated: boolean };
-  /** Kills every sandbox session (when the registry is the toolset's own). Idempotent. */
+  /**
+   * Kills the per-call sandboxes and refuses new calls; kills every registry session too when the
+   * registry is the toolset's own. Idempotent.
+   */
   close(): Promise<void>;
 }
 
@@ -119,7 +122,10 @@ export function createSandboxToolset(options: SandboxToolsetOptions = {}): Sandb
     tools: [sandboxStatusTool(runtime), runCommandTool(runtime), runCodeTool(runtime)],
     registry,
     backend: { name: resolved.name, source: resolved.source, isolated: runtime.isolated },
-    close: () => (options.registry ? Promise.resolve() : registry.close()),
+    close: async () => {
+      await runtime.close();
+      if (!options.registry) await registry.close();
+    },
   };
 }
 

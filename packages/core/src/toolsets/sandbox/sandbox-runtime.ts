@@ -46,6 +46,8 @@ export interface SandboxRuntime {
   keyOf(context: InvocationContext): string | undefined;
   /** A session for the call: the caller's reused one, or a per-call one killed at `done`. */
   sessionFor(context: InvocationContext): Promise<CallSession>;
+  /** Kills the per-call sandboxes still running and refuses new calls (the registry closes apart). */
+  close(): Promise<void>;
 }
 
 /** Options the runtime is built from. */
@@ -56,6 +58,41 @@ export interface SandboxRuntimeOptions {
   workspace: SandboxWorkspace | undefined;
   backend?: SandboxBackend;
   backendOptions: CreateSandboxBackendOptions;
+  /** The longest a sandbox may take to start (and get its workspace copy). @default 180_000 */
+  createTimeoutMs?: number;
+}
+
+/**
+ * `work()` within `ms`: past it, a `setup` error — and whatever `work()` returns later is killed,
+ * so a start-up that hangs holds neither the caller nor a sandbox.
+ */
+async function withinDeadline(
+  work: () => Promise<{ session: SandboxSession; synced?: WorkspaceSyncReport }>,
+  ms: number,
+): Promise<{ session: SandboxSession; synced?: WorkspaceSyncReport }> {
+  let timer: NodeJS.Timeout | undefined;
+  let late = false;
+  const started = work();
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      late = true;
+      reject(
+        new KsadkError('setup', `the sandbox did not start within ${Math.round(ms / 1000)} s`),
+      );
+    }, ms);
+    timer.unref();
+  });
+  void started.then(
+    (made) => {
+      if (late) void made.session.kill().catch(() => undefined);
+    },
+    () => undefined,
+  );
+  try {
+    return await Promise.race([started, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** A session label that names no account and no host path. */
@@ -103,6 +140,13 @@ export function createSandboxRuntime(options: SandboxRuntimeOptions): SandboxRun
     }
   };
 
+  const createTimeoutMs = options.createTimeoutMs ?? settings.startTimeoutMs;
+  const perCall = new Set<SandboxSession>();
+  let closed = false;
+  const refuseClosed = (): void => {
+    if (closed) throw new KsadkError('unsupported', 'the sandbox toolset is closed');
+  };
+
   const keyOf = (context: InvocationContext): string | undefined => {
     const session = settings.pinnedSessionId ?? context.sessionId;
     if (!session) return undefined;
@@ -116,19 +160,31 @@ export function createSandboxRuntime(options: SandboxRuntimeOptions): SandboxRun
     isolated,
     keyOf,
     sessionFor: async (context) => {
+      refuseClosed();
       const key = keyOf(context);
       if (key === undefined) {
-        const made = await create(context, `ksadk-call-${randomBytes(6).toString('hex')}`);
+        const made = await withinDeadline(
+          () => create(context, `ksadk-call-${randomBytes(6).toString('hex')}`),
+          createTimeoutMs,
+        );
+        if (closed) {
+          await made.session.kill().catch(() => undefined);
+          refuseClosed();
+        }
+        perCall.add(made.session);
         return {
           session: made.session,
           created: true,
           ...(made.synced ? { synced: made.synced } : {}),
-          done: () => made.session.kill(),
+          done: async () => {
+            perCall.delete(made.session);
+            await made.session.kill();
+          },
         };
       }
       let synced: WorkspaceSyncReport | undefined;
       const lease = await registry.acquire(key, async () => {
-        const made = await create(context, label(key));
+        const made = await withinDeadline(() => create(context, label(key)), createTimeoutMs);
         synced = made.synced;
         return made.session;
       });
@@ -138,6 +194,12 @@ export function createSandboxRuntime(options: SandboxRuntimeOptions): SandboxRun
         ...(lease.created && synced ? { synced } : {}),
         done: async () => lease.release(),
       };
+    },
+    close: async () => {
+      closed = true;
+      const running = [...perCall];
+      perCall.clear();
+      await Promise.all(running.map((session) => session.kill().catch(() => undefined)));
     },
   };
 }

@@ -8,6 +8,8 @@ export interface SandboxToolSettings {
   commandTimeoutMs: number;
   /** `KSADK_SANDBOX_MAX_COMMAND_TIMEOUT` (seconds): the cap on any model-given limit. @default 900 s */
   maxCommandTimeoutMs: number;
+  /** `KSADK_SANDBOX_START_TIMEOUT` (seconds): a sandbox's start-up and workspace copy. @default 180 s */
+  startTimeoutMs: number;
   /** `KSADK_SANDBOX_TTL_SECONDS`, else `KSADK_SANDBOX_TIMEOUT`: a session's hard lifetime. @default 600 s */
   ttlMs: number;
   /** `KSADK_SANDBOX_IDLE_TTL_SECONDS` (`0` = off). @default 300 s */
@@ -64,6 +66,7 @@ export function sandboxToolSettingsFromEnv(
     commandTimeoutMs:
       Math.min(wholeNumber(env, ['KSADK_SANDBOX_COMMAND_TIMEOUT'], 120, 1), maxCommand) * 1000,
     maxCommandTimeoutMs: maxCommand * 1000,
+    startTimeoutMs: wholeNumber(env, ['KSADK_SANDBOX_START_TIMEOUT'], 180, 1) * 1000,
     ttlMs: wholeNumber(env, ['KSADK_SANDBOX_TTL_SECONDS', 'KSADK_SANDBOX_TIMEOUT'], 600, 1) * 1000,
     idleTtlMs: wholeNumber(env, ['KSADK_SANDBOX_IDLE_TTL_SECONDS'], 300, 0) * 1000,
     maxSessions: wholeNumber(env, ['KSADK_SANDBOX_MAX_SESSIONS'], 32, 0),

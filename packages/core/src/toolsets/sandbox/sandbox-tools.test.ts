@@ -1,5 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -441,5 +442,85 @@ describe('in an agent assembly', () => {
     expect(provider.live()).toHaveLength(1);
     await load.close();
     expect(provider.live()).toHaveLength(0);
+  });
+});
+
+describe('found by an independent attack', () => {
+  it('close() kills a per-call sandbox mid-command and refuses new calls', {
+    timeout: 20_000,
+  }, async () => {
+    const { provider, backend } = fakeE2B();
+    const set = createSandboxToolset({ workspace, env: {}, backend });
+    const running = call(set, 'run_command', { command: 'sleep 30' }, { accountId: 'a' });
+    const deadline = Date.now() + 5_000;
+    while (provider.runs.every((run) => run.cmd.indexOf('sleep 30') < 0) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    await set.close();
+    expect(provider.live()).toHaveLength(0);
+    expect((await running).ok).toBe(false);
+    expect(await call(set, 'run_command', { command: 'true' }, { accountId: 'a' })).toMatchObject({
+      ok: false,
+    });
+  });
+
+  it('a sandbox that never starts is a setup error within the start limit, and is killed if it starts later', {
+    timeout: 20_000,
+  }, async () => {
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const { provider, backend } = fakeE2B();
+    const slow: SandboxBackend = {
+      name: 'e2b',
+      isolated: true,
+      createSession: async (options) => {
+        await gate;
+        return backend.createSession(options);
+      },
+    };
+    const set = toolset({ backend: slow, settings: { startTimeoutMs: 300 } });
+    const started = Date.now();
+    expect(await call(set, 'run_command', { command: 'true' })).toMatchObject({
+      ok: false,
+      error_type: 'setup',
+    });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    release();
+    const deadline = Date.now() + 5_000;
+    while (provider.sandboxes.length === 0 || provider.live().length > 0) {
+      if (Date.now() > deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(provider.sandboxes).toHaveLength(1);
+    expect(provider.live()).toHaveLength(0);
+  });
+
+  it('the workspace copy skips hard links and unreadable entries, and labels FIFOs', async () => {
+    const { provider, backend } = fakeE2B();
+    const ws = await mkdtemp(path.join(base, 'ws-odd-'));
+    await writeFile(path.join(ws, 'ok.txt'), 'fine');
+    await link(path.join(outside, 'secret.txt'), path.join(ws, 'hard.txt')).catch(async () => {
+      // Another filesystem: copy the point of the test with a second link inside the workspace.
+      await writeFile(path.join(ws, 'orig.txt'), 'outside-secret-content');
+      await link(path.join(ws, 'orig.txt'), path.join(ws, 'hard.txt'));
+    });
+    execFileSync('mkfifo', [path.join(ws, 'pipe')]);
+    const set = toolset({ backend, workspace: ws });
+    const result = await call(set, 'run_command', { command: 'ls' });
+    expect(result['workspace_synced']).toMatchObject({
+      files: 1,
+      skipped: { hard_link: 1, special_file: 1 },
+    });
+    const root = path.join(provider.sandboxes[0]!.hostDir, 'home/user/workspace');
+    expect(await readdir(root)).toEqual(['ok.txt']);
+  });
+
+  it('run_code with a prototype name as the language is unsupported, not a crash', async () => {
+    const set = toolset({ backend: 'bubblewrap' });
+    for (const language of ['constructor', '__proto__', 'toString'])
+      expect(await call(set, 'run_code', { code: '1', language })).toMatchObject({
+        error_type: 'unsupported_language',
+      });
   });
 });

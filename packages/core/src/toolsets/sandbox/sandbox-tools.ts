@@ -186,7 +186,9 @@ export function runCommandTool(runtime: SandboxRuntime): Tool {
           ...commandFields(result),
           backend: `sandbox/${runtime.resolved.name}`,
           sandbox_id: session.id,
-          command,
+          // The command the model sent, shortened: the model has it, and a long one would crowd
+          // out the output in the result budget.
+          command: command.length > 1000 ? `${command.slice(0, 1000)}…` : command,
           policy_reason: policy.reason,
           ...(filtered.dropped.length ? { env_dropped: filtered.dropped } : {}),
         };
@@ -240,7 +242,8 @@ export function runCodeTool(runtime: SandboxRuntime): Tool {
           backend,
           boundary,
         };
-      const spec = LANGUAGES[language.trim().toLowerCase()];
+      const name = language.trim().toLowerCase();
+      const spec = Object.hasOwn(LANGUAGES, name) ? LANGUAGES[name] : undefined;
       if (!spec)
         return {
           ok: false,

@@ -34,8 +34,14 @@ export const SYNC_SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set([
 export interface WorkspaceSyncReport {
   files: number;
   bytes: number;
-  /** Files left out, by reason (`symlink`, `too_large`, `over_total`, `over_count`, `changed`). */
+  /**
+   * Files left out, by reason: `symlink`, `special_file`, `hard_link` (a file with other names,
+   * which may live outside the workspace), `unreadable`, `too_large`, `over_total`, `over_count`,
+   * `changed` (it changed while being copied).
+   */
   skipped: Record<string, number>;
+  /** True when the workspace had more entries than the walk visits (10 per allowed file). */
+  truncated: boolean;
 }
 
 const inside = (root: string, candidate: string): boolean =>
@@ -46,22 +52,31 @@ const inside = (root: string, candidate: string): boolean =>
  * last component is opened with `O_NOFOLLOW`, and on Linux the opened file's real path must still
  * be inside the root (a parent swapped for a symlink after the walk is caught here).
  */
-async function readInside(root: string, absolute: string, maxBytes: number) {
+async function readInside(
+  root: string,
+  absolute: string,
+  maxBytes: number,
+): Promise<Buffer | string> {
   let handle: Awaited<ReturnType<typeof open>>;
   try {
     handle = await open(absolute, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch {
-    return undefined;
+    return 'changed';
   }
   try {
     const stats = await handle.stat();
-    if (!stats.isFile() || stats.size > maxBytes) return undefined;
+    if (!stats.isFile()) return 'changed';
+    // A file with other names (a hard link) may be a host file linked into the workspace.
+    if (stats.nlink > 1) return 'hard_link';
+    if (stats.size > maxBytes) return 'too_large';
     if (process.platform === 'linux') {
       const real = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => '');
-      if (!inside(root, real)) return undefined;
+      if (!inside(root, real)) return 'changed';
     }
     const data = await handle.readFile();
-    return data.length > maxBytes ? undefined : data;
+    return data.length > maxBytes ? 'too_large' : data;
+  } catch {
+    return 'unreadable';
   } finally {
     await handle.close();
   }
@@ -79,7 +94,7 @@ export async function syncWorkspaceToSandbox(
   session: SandboxSession,
   limits: WorkspaceSyncLimits = DEFAULT_SYNC_LIMITS,
 ): Promise<WorkspaceSyncReport> {
-  const report: WorkspaceSyncReport = { files: 0, bytes: 0, skipped: {} };
+  const report: WorkspaceSyncReport = { files: 0, bytes: 0, skipped: {}, truncated: false };
   const skip = (reason: string): void => {
     report.skipped[reason] = (report.skipped[reason] ?? 0) + 1;
   };
@@ -88,7 +103,11 @@ export async function syncWorkspaceToSandbox(
     skipDirectories: SYNC_SKIPPED_DIRECTORIES,
     maxEntries: Math.max(limits.maxFiles * 10, 10_000),
   });
-  for (const _ of walk.skipped) skip('symlink');
+  report.truncated = walk.truncated;
+  for (const entry of walk.skipped)
+    skip(
+      entry.reason === 'special_file' || entry.reason === 'unreadable' ? entry.reason : 'symlink',
+    );
   for (const entry of walk.entries) {
     if (entry.type === 'symlink') {
       skip('symlink');
@@ -109,8 +128,12 @@ export async function syncWorkspaceToSandbox(
       continue;
     }
     const data = await readInside(workspaceRoot, entry.absolute, limits.maxFileBytes);
-    if (!data || report.bytes + data.length > limits.maxTotalBytes) {
-      skip('changed');
+    if (typeof data === 'string') {
+      skip(data);
+      continue;
+    }
+    if (report.bytes + data.length > limits.maxTotalBytes) {
+      skip('over_total');
       continue;
     }
     await session.writeFile(entry.path, data);

@@ -17,7 +17,7 @@ export interface WalkEntry {
 /** An entry left out, and why. */
 export interface SkippedEntry {
   readonly path: string;
-  readonly reason: 'symlink_outside_workspace' | 'broken_symlink' | 'special_file';
+  readonly reason: 'symlink_outside_workspace' | 'broken_symlink' | 'special_file' | 'unreadable';
 }
 
 /** What a walk found. */
@@ -97,7 +97,18 @@ export async function walkWorkspace(
     return complete;
   };
   const visit = async (dir: string): Promise<boolean> => {
-    const names = (await readdir(dir)).sort();
+    let names: string[];
+    try {
+      names = (await readdir(dir)).sort();
+    } catch (error) {
+      // The walk's own start must exist; a folder below it that vanished is left out.
+      if (dir === base) throw error;
+      skipped.push({
+        path: path.relative(root, dir).split(path.sep).join('/'),
+        reason: 'unreadable',
+      });
+      return true;
+    }
     for (const name of names) {
       options.signal?.throwIfAborted();
       if (visited >= maxEntries) return false;
@@ -106,7 +117,14 @@ export async function walkWorkspace(
       // KsADK's own private folders (saved outputs, memory) are never part of a workspace.
       if (isReserved(absolute)) continue;
       const relative = path.relative(root, absolute).split(path.sep).join('/');
-      const stats = await lstat(absolute, { bigint: true });
+      let stats: Awaited<ReturnType<typeof lstat>> & { mtimeNs: bigint };
+      try {
+        stats = await lstat(absolute, { bigint: true });
+      } catch {
+        // Gone since the listing, a name too long, a name that is not valid UTF-8: left out.
+        skipped.push({ path: relative, reason: 'unreadable' });
+        continue;
+      }
       if (stats.isSymbolicLink()) {
         let target: string | undefined;
         try {
