@@ -86,7 +86,7 @@ async function checkedSessionDir(
     current = path.join(current, segment);
     if (create) {
       await mkdir(current, { mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
-        if (error.code !== 'EEXIST') throw error;
+        if (error.code !== 'EEXIST' && error.code !== 'ENOENT') throw error;
       });
     }
     if (!(await realDirectory(current))) return undefined;
@@ -183,8 +183,12 @@ export async function persistToStore(
   context: InvocationContext,
 ): Promise<string> {
   const folder = async (): Promise<string> => {
-    const checked = await checkedSessionDir(location, context, true);
-    if (checked) return checked;
+    // The background sweep may remove an empty folder between our mkdir and our check: try
+    // again; a planted symlink fails every time.
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const checked = await checkedSessionDir(location, context, true);
+      if (checked) return checked;
+    }
     throw new KsadkError(
       'internal',
       'the result folder of this session is not a plain directory (a symlink?); nothing was saved',

@@ -1,7 +1,45 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { htmlToMarkdown } from './html-to-markdown.js';
+import { liveHtmlWorkers } from './html-worker-pool.js';
 
 const paragraph = 'Readable paragraph text that goes on for a while to look like an article. ';
+
+/**
+ * A ~5 MB page that is slow to convert: Readability's cost grows with text times nesting depth
+ * (and linkedom's parse with depth squared). 60 levels over 5 MB of paragraphs took the
+ * main-thread conversion 22 s on a two-core machine; a few thousand levels take hours.
+ */
+function hostilePage(depth = 60, bytes = 5_000_000): string {
+  const head =
+    '<!doctype html><html><head><title>Hostile &amp; slow</title><script>var SECRET = 1;</script></head><body><p>Visible start</p>';
+  const filler = `<p>${'hostile filler words '.repeat(50)}</p>\n`;
+  const tail = '<p>Visible end</p></body></html>';
+  const count = Math.floor((bytes - head.length - tail.length) / filler.length);
+  return head + '<div>'.repeat(depth) + filler.repeat(count) + tail;
+}
+
+/** Runs `work` while a 10 ms interval records the longest gap between its ticks (the loop's stall). */
+async function watchLoop<T>(
+  work: () => Promise<T>,
+): Promise<{ value: T; maxGapMs: number; elapsedMs: number }> {
+  let maxGapMs = 0;
+  let last = performance.now();
+  const ticker = setInterval(() => {
+    const now = performance.now();
+    maxGapMs = Math.max(maxGapMs, now - last);
+    last = now;
+  }, 10);
+  const started = performance.now();
+  try {
+    const value = await work();
+    const elapsedMs = performance.now() - started;
+    // One more tick: a stall at the very end shows too.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    return { value, maxGapMs, elapsedMs };
+  } finally {
+    clearInterval(ticker);
+  }
+}
 
 describe('htmlToMarkdown', () => {
   it('gives the main content as markdown, scripts and navigation gone, links absolute', async () => {
@@ -13,6 +51,7 @@ describe('htmlToMarkdown', () => {
 <noscript>NOSCRIPT-TEXT</noscript><footer>Footer links</footer></body></html>`;
     const page = await htmlToMarkdown(html, 'https://site.example/a/b');
     expect(page.extraction).toBe('readability');
+    expect(page.fallbackReason).toBeUndefined();
     expect(page.title).toBe('The Title');
     expect(page.text).toContain('## Section');
     expect(page.text).toContain('[the docs](https://site.example/docs/page)');
@@ -27,5 +66,83 @@ describe('htmlToMarkdown', () => {
     expect(page.extraction).toBe('page_text');
     expect(page.text).toBe('Hello & world');
     expect(page.text).not.toMatch(/alert|nope|p\{\}/);
+  });
+
+  it('converts pages side by side', async () => {
+    const pages = await Promise.all(
+      ['One', 'Two', 'Three'].map((title) =>
+        htmlToMarkdown(
+          `<html><head><title>${title}</title></head><body><article><h1>${title}</h1><p>${paragraph.repeat(10)}</p></article></body></html>`,
+        ),
+      ),
+    );
+    expect(pages.map((page) => [page.extraction, page.title])).toEqual([
+      ['readability', 'One'],
+      ['readability', 'Two'],
+      ['readability', 'Three'],
+    ]);
+  });
+
+  it('a 5 MB hostile page never stalls the event loop: stopped at the deadline, stripped text instead', {
+    timeout: 15_000,
+  }, async () => {
+    const html = hostilePage();
+    const {
+      value: page,
+      maxGapMs,
+      elapsedMs,
+    } = await watchLoop(() => htmlToMarkdown(html, 'https://site.example/', { deadlineMs: 1_000 }));
+    expect(maxGapMs).toBeLessThan(250);
+    expect(elapsedMs).toBeLessThan(1_000 + 2_000);
+    expect(page).toMatchObject({
+      extraction: 'stripped_text',
+      fallbackReason: 'deadline',
+      title: 'Hostile & slow',
+    });
+    expect(page.text.startsWith('Visible start\nhostile filler words')).toBe(true);
+    expect(page.text.endsWith('Visible end')).toBe(true);
+    expect(page.text).not.toContain('SECRET');
+  });
+
+  it('an abort terminates the conversion thread and falls back at once', {
+    timeout: 15_000,
+  }, async () => {
+    const controller = new AbortController();
+    const pending = watchLoop(() =>
+      htmlToMarkdown(hostilePage(), undefined, { deadlineMs: 60_000, signal: controller.signal }),
+    );
+    await vi.waitFor(() => expect(liveHtmlWorkers()).toBe(1), { timeout: 5_000 });
+    const aborted = performance.now();
+    controller.abort();
+    const { value: page, maxGapMs } = await pending;
+    expect(performance.now() - aborted).toBeLessThan(2_000);
+    expect(maxGapMs).toBeLessThan(250);
+    expect(page).toMatchObject({ extraction: 'stripped_text', fallbackReason: 'aborted' });
+    expect(page.text).toContain('Visible end');
+    // The busy thread is gone (not kept as the idle one).
+    await vi.waitFor(() => expect(liveHtmlWorkers()).toBe(0), { timeout: 5_000 });
+    // An already aborted signal never starts a thread.
+    const early = await htmlToMarkdown('<p>a</p>', undefined, { signal: AbortSignal.abort() });
+    expect(early).toMatchObject({
+      extraction: 'stripped_text',
+      fallbackReason: 'aborted',
+      text: 'a',
+    });
+    expect(liveHtmlWorkers()).toBe(0);
+  });
+
+  it('refuses to parse a page of more than 250,000 nodes: stripped text, quickly', async () => {
+    const {
+      value: page,
+      maxGapMs,
+      elapsedMs,
+    } = await watchLoop(() =>
+      htmlToMarkdown(`<title>Many</title><p>start</p>${'<br>'.repeat(300_000)}<p>end</p>`),
+    );
+    expect(page).toMatchObject({ extraction: 'stripped_text', fallbackReason: 'too_large' });
+    expect(page.title).toBe('Many');
+    expect(page.text).toBe('start\nend');
+    expect(maxGapMs).toBeLessThan(250);
+    expect(elapsedMs).toBeLessThan(5_000);
   });
 });

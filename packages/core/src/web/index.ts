@@ -8,7 +8,13 @@ export {
 } from '../toolsets/web/index.js';
 export { WEB_TOOL_POLICY } from '../toolsets/web/web-fetch-tool.js';
 export { type AddressClass, classifyAddress, isGlobalUnicastAddress } from './address-class.js';
-export { type ConvertedPage, htmlToMarkdown } from './html-to-markdown.js';
+export {
+  type ConvertedPage,
+  DEFAULT_HTML_CONVERSION_DEADLINE_MS,
+  type HtmlConversionFailure,
+  type HtmlToMarkdownOptions,
+  htmlToMarkdown,
+} from './html-to-markdown.js';
 export { type ResolvedAddress, systemResolver, type WebResolver } from './resolver.js';
 export type { WebSearchQuery, WebSearchResult } from './search-providers.js';
 export {

@@ -29,6 +29,12 @@ const ARTICLE = `<!doctype html><html><head><title>Local Article</title><script>
 <p>Second paragraph with <a href="/more">a link</a>.</p><script>document.write('INLINE_SCRIPT')</script></article>
 <style>body{background:red}</style></body></html>`;
 
+/**
+ * A 1 MB page that is slow to convert: Readability's cost grows with text times nesting depth.
+ * Converted on the main thread (before the worker), it held the event loop for 10.6 s.
+ */
+const HOSTILE = `<!doctype html><html><head><title>Hostile</title><script>var SECRET = 1;</script></head><body>${'<div>'.repeat(100)}${`<p>${'hostile filler words '.repeat(50)}</p>\n`.repeat(900)}<p>Visible end</p></body></html>`;
+
 describe('web_fetch: SSRF corpus (refused, no connection made)', () => {
   let target: CountingServer;
   beforeAll(async () => {
@@ -151,6 +157,10 @@ describe('web_fetch against an allowlisted local server', () => {
           response.removeHeader('content-type');
           response.end(Buffer.from([1, 2, 0, 3]));
           return;
+        case '/hostile':
+          response.setHeader('content-type', 'text/html; charset=utf-8');
+          response.end(HOSTILE);
+          return;
         case '/slow':
           return; // never answers
         case '/huge': {
@@ -219,6 +229,67 @@ describe('web_fetch against an allowlisted local server', () => {
     expect(result['text']).toContain('This is the article body');
     expect(result['text']).toContain(`[a link](${server.origin}/more)`);
     expect(result['text']).not.toMatch(/SECRET_SCRIPT|INLINE_SCRIPT|background:red/);
+  });
+
+  it('ignores HTTP_PROXY and HTTPS_PROXY (no proxy can redirect or observe a fetch)', async () => {
+    const proxy = await startCountingServer((_request, response) => {
+      response.setHeader('content-type', 'text/plain');
+      response.end('from the proxy');
+    });
+    const saved = { http: process.env['HTTP_PROXY'], https: process.env['HTTPS_PROXY'] };
+    process.env['HTTP_PROXY'] = proxy.origin;
+    process.env['HTTPS_PROXY'] = proxy.origin;
+    process.env['http_proxy'] = proxy.origin;
+    try {
+      const result = await within(
+        10_000,
+        env.gateway.invoke(web.webFetch, { url: `${server.origin}/json` }),
+      );
+      expect(result).toMatchObject({ ok: true, text: '{"a":1}' });
+      expect(proxy.connections()).toBe(0);
+    } finally {
+      if (saved.http === undefined) delete process.env['HTTP_PROXY'];
+      else process.env['HTTP_PROXY'] = saved.http;
+      if (saved.https === undefined) delete process.env['HTTPS_PROXY'];
+      else process.env['HTTPS_PROXY'] = saved.https;
+      delete process.env['http_proxy'];
+      await proxy.close();
+    }
+  });
+
+  it('a page too slow to convert comes back as stripped text, the event loop never stalled', {
+    timeout: 20_000,
+  }, async () => {
+    let maxGapMs = 0;
+    let last = performance.now();
+    const ticker = setInterval(() => {
+      const now = performance.now();
+      maxGapMs = Math.max(maxGapMs, now - last);
+      last = now;
+    }, 10);
+    const started = Date.now();
+    let result: Record<string, unknown>;
+    try {
+      result = await within(
+        15_000,
+        env.gateway.invoke(web.webFetch, { url: `${server.origin}/hostile`, timeout: 1 }),
+      );
+    } finally {
+      clearInterval(ticker);
+    }
+    // The conversion gets what is left of `timeout`, at least 2 s; then the stripped text.
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(maxGapMs).toBeLessThan(250);
+    expect(result).toMatchObject({
+      ok: true,
+      format: 'markdown',
+      extraction: 'stripped_text',
+      fallback_reason: 'deadline',
+      title: 'Hostile',
+      truncated: true,
+    });
+    expect(result['text']).toMatch(/^hostile filler words/);
+    expect(result['text']).not.toContain('SECRET');
   });
 
   it('max_chars=25 truncates and persists the full text as text/plain, per call (items 26, GAP-9)', async () => {

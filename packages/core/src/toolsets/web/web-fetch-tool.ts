@@ -5,7 +5,7 @@ import type { ToolPolicyInput } from '../../tool/policy.js';
 import type { Tool } from '../../tool/tool.js';
 import { decodeBody } from '../../web/capped-body.js';
 import { type FetchPageDeps, fetchPage } from '../../web/fetch-page.js';
-import { htmlToMarkdown } from '../../web/html-to-markdown.js';
+import { type ConvertedPage, htmlToMarkdown } from '../../web/html-to-markdown.js';
 import type { WebFetchLimits } from '../../web/web-settings.js';
 
 /** The default policy of the web tools: low risk, read-only public network, never asks. */
@@ -16,6 +16,11 @@ export const WEB_TOOL_POLICY: ToolPolicyInput = Object.freeze({
 });
 
 const MAX_URL_CHARS = 8192;
+/**
+ * Least time given to the HTML conversion when the fetch used (nearly) all of `timeout`: about
+ * what a 1 MB page takes. Past its deadline the page comes back as stripped text.
+ */
+const MIN_CONVERSION_MS = 2_000;
 
 /**
  * `web_fetch` (group `web`): fetches one public http(s) page and returns its main content as
@@ -62,14 +67,12 @@ export function createWebFetchTool(
         limits.maxTimeoutSeconds,
       );
       const warnings = deps.policy.warning ? { warnings: [deps.policy.warning] } : {};
+      const timeoutMs = Math.max(1, Math.round(timeoutSeconds * 1000));
+      const started = Date.now();
       const fetched = await fetchPage(
         url,
         deps,
-        {
-          maxBytes: limits.maxBytes,
-          timeoutMs: Math.max(1, Math.round(timeoutSeconds * 1000)),
-          maxRedirects: limits.maxRedirects,
-        },
+        { maxBytes: limits.maxBytes, timeoutMs, maxRedirects: limits.maxRedirects },
         context.signal,
       );
       if (!fetched.ok) return { ...fetched, ...warnings };
@@ -79,10 +82,15 @@ export function createWebFetchTool(
         fetched.kind === 'html',
         fetched.bodyTruncated,
       );
-      const page =
+      // The conversion runs on a worker thread and gets what is left of `timeout` (at least
+      // MIN_CONVERSION_MS); past it, or on cancel, the page comes back as stripped text.
+      const page: Partial<ConvertedPage> & { text: string } =
         fetched.kind === 'html'
-          ? await htmlToMarkdown(raw, fetched.finalUrl)
-          : { title: undefined, text: raw, extraction: undefined };
+          ? await htmlToMarkdown(raw, fetched.finalUrl, {
+              deadlineMs: Math.max(MIN_CONVERSION_MS, timeoutMs - (Date.now() - started)),
+              signal: context.signal,
+            })
+          : { text: raw };
       const limit = Math.min(input.max_chars ?? limits.defaultMaxChars, limits.maxChars);
       const budgeted = await budgetToolOutput('web_fetch', 'text', page.text, {
         budget: narrowBudget(context.gateway.budget, { maxChars: limit, previewChars: limit }),
@@ -97,6 +105,7 @@ export function createWebFetchTool(
         content_type: fetched.contentType,
         format: fetched.kind === 'html' ? 'markdown' : fetched.kind,
         ...(page.extraction ? { extraction: page.extraction } : {}),
+        ...(page.fallbackReason ? { fallback_reason: page.fallbackReason } : {}),
         ...(page.title ? { title: page.title } : {}),
         text: budgeted.value,
         truncated: budgeted.truncated || fetched.bodyTruncated,

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { htmlToText } from './html-to-text.js';
+
+describe('htmlToText (the fallback)', () => {
+  it('strips tags, drops scripts, styles and comments, decodes entities, one line per block', async () => {
+    const page = await htmlToText(
+      `<!doctype html><html><head><title> The &amp; Title </title><style>p{color:red}</style>
+<script type="x">if (a < b && c > d) leak("SCRIPT")</script></head><body>
+<!-- a comment --><nav><a href="/">Home</a></nav><h1>Head&shy;line</h1>
+<p>One <b>bold</b>   word&nbsp;and&#160;more &lt;tag&gt; &#x1F600; &#0; &bogus; caf&eacute;</p>
+<noscript>NOSCRIPT</noscript><template><p>TEMPLATE</p></template><iframe>IFRAME</iframe>
+<ul><li>one</li><li>two</li></ul>a < b<p title="x>y" data-q='>'>after quotes</p></body></html>`,
+    );
+    expect(page.title).toBe('The & Title');
+    expect(page.text).toBe(
+      [
+        'Home',
+        'Head&shy;line',
+        'One bold word and more <tag> 😀 \ufffd &bogus; caf&eacute;',
+        'one',
+        'two',
+        'a < b',
+        'after quotes',
+      ].join('\n'),
+    );
+  });
+
+  it('drops everything after an unclosed script, comment, tag or quoted value', async () => {
+    expect((await htmlToText('<p>kept</p><script>lost <p>lost')).text).toBe('kept');
+    expect((await htmlToText('<p>kept</p><!-- lost <p>lost')).text).toBe('kept');
+    expect((await htmlToText('<p>kept</p><a href="lost>lost')).text).toBe('kept');
+    expect((await htmlToText('<p>kept</p><b lost')).text).toBe('kept');
+    expect((await htmlToText('kept<!doctype lost')).text).toBe('kept');
+    expect(await htmlToText('')).toEqual({ title: undefined, text: '' });
+  });
+
+  it('is linear on adversarial inputs and never holds the event loop', {
+    timeout: 20_000,
+  }, async () => {
+    const size = 5_000_000;
+    const inputs = [
+      '<'.repeat(size),
+      '<a'.repeat(size / 2),
+      '<!--'.repeat(size / 4),
+      '<script>'.repeat(size / 8),
+      '<script></script>'.repeat(size / 17),
+      '&#1'.repeat(size / 3),
+      `<p ${'a="x" '.repeat(size / 6)}>text</p>`,
+      `<p>${'word '.repeat(size / 5)}</p>`,
+      '<b>a</b>'.repeat(size / 8),
+    ];
+    for (const html of inputs) {
+      let maxGapMs = 0;
+      let last = performance.now();
+      const ticker = setInterval(() => {
+        const now = performance.now();
+        maxGapMs = Math.max(maxGapMs, now - last);
+        last = now;
+      }, 10);
+      const started = performance.now();
+      await htmlToText(html);
+      const elapsedMs = performance.now() - started;
+      clearInterval(ticker);
+      const label = html.slice(0, 20);
+      expect(elapsedMs, label).toBeLessThan(3_000);
+      expect(maxGapMs, label).toBeLessThan(150);
+    }
+  });
+});
