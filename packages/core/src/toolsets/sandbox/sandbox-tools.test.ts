@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runWithInvocationContext } from '../../context/invocation-context.js';
 import { createToolGateway } from '../../gateway/create-tool-gateway.js';
 import { createE2BBackend } from '../../sandbox/e2b-backend.js';
+import { createE2BSdkProvider } from '../../sandbox/e2b-provider.js';
 import type { SandboxBackend } from '../../sandbox/sandbox-backend.js';
 import { createFakeE2BProvider } from '../../testing/fake-e2b-provider.js';
 import type { Tool } from '../../tool/tool.js';
@@ -390,6 +391,23 @@ const backends: [string, () => string | SandboxBackend][] = [
   ['bubblewrap', () => 'bubblewrap'],
   ['e2b (scripted provider)', () => fakeE2B().backend],
 ];
+// The real service joins the suite when its key is set (template: KSADK_SANDBOX_TEMPLATE_ID or
+// `base`); without it the message below says so, visibly.
+if (process.env['E2B_API_KEY'])
+  backends.push([
+    'e2b (real service)',
+    () =>
+      createE2BBackend({
+        provider: createE2BSdkProvider(),
+        templateId: process.env['KSADK_SANDBOX_TEMPLATE_ID'] || 'base',
+        lifetimeMs: 300_000,
+      }),
+  ]);
+else
+  it('E2B_API_KEY not set: the sandbox tools suite does not run against real E2B', () => {
+    console.log('E2B_API_KEY not set: the sandbox tools suite does not run against real E2B');
+    expect(process.env['E2B_API_KEY']).toBeFalsy();
+  });
 
 describe.each(backends)('the same behaviour on %s', (_name, backend) => {
   it('exit codes, output, cwd confinement, the env filter and the time limit', {
