@@ -1,13 +1,15 @@
 // Skills: download + verify + extract of a 20 MB, 2,000-file skill archive from a local server,
 // against `curl` + `sha256sum` + `unzip` on the same file; and the Skill Runtime's overhead per
 // workflow run — local_process over a bare `bash run-workflow.sh`, bubblewrap over local_process.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { median } from './measure.mjs';
 
+const execFileAsync = promisify(execFile);
 const FILES = 2_000;
 const FILE_BYTES = 10_000;
 const ROUNDS = 7;
@@ -65,7 +67,8 @@ export async function benchSkills({ skills, sandbox, testing }) {
           const out = path.join(base, `unzip-${round}`);
           await mkdir(out, { recursive: true });
           started = performance.now();
-          execFileSync(
+          // Asynchronous: the archive is served by this very process.
+          await execFileAsync(
             'sh',
             [
               '-c',
@@ -73,10 +76,7 @@ export async function benchSkills({ skills, sandbox, testing }) {
               url,
               out,
             ],
-            {
-              stdio: 'ignore',
-              env: { PATH: process.env.PATH },
-            },
+            { env: { PATH: process.env.PATH } },
           );
           shell.push(performance.now() - started);
         }

@@ -5,7 +5,6 @@ import { loadMcpToolsetsFromEnv } from '../mcp/load-mcp-toolsets.js';
 import { MCP_ENV } from '../mcp/mcp-config.js';
 import type { Tool } from '../tool/tool.js';
 import { MEMORY_ENV, memoryToolsetFromEnv } from '../toolsets/memory/index.js';
-import { skillsSlotFromEnv } from '../toolsets/skills/index.js';
 import {
   type AgentAssembly,
   ASSEMBLE_OPTIONS,
@@ -101,6 +100,8 @@ export async function loadAgentTools(options: LoadAgentToolsOptions = {}): Promi
 
   if (assemble.skills !== undefined) overridden('skills', [...SKILLS_ENV]);
   else if (environment) {
+    // Loaded only when the environment is read: skills bring a YAML parser and a zip reader.
+    const { skillsSlotFromEnv } = await import('../toolsets/skills/index.js');
     const slot = await skillsSlotFromEnv({ env });
     warnings.push(...slot.warnings);
     if (slot.tools.length > 0)

@@ -1,6 +1,12 @@
 import path from 'node:path';
-import ipaddr from 'ipaddr.js';
-import { type ParseEntry, parse } from 'shell-quote';
+import type * as IpAddr from 'ipaddr.js';
+import type * as ShellQuote from 'shell-quote';
+import type { ParseEntry } from 'shell-quote';
+import { lazyRequire } from '../util/lazy-require.js';
+
+// Loaded on the first command screened: the catalogue that binds the sandbox tools stays cheap.
+const ipaddrModule = lazyRequire<typeof IpAddr>('ipaddr.js');
+const shellQuote = lazyRequire<typeof ShellQuote>('shell-quote');
 
 /**
  * What the command screen decided. Rejections are final: an approval never lifts them.
@@ -125,15 +131,14 @@ function normalise(command: string): string | undefined {
   return quote === undefined ? out : undefined;
 }
 
-const NAT64 = ipaddr.IPv6.parseCIDR('64:ff9b::/96');
-
 /** Whether an IPv4 address is a cloud metadata address (link-local, Alibaba's 100.100.100.200). */
-function metadataIPv4(address: ipaddr.IPv4): boolean {
+function metadataIPv4(address: IpAddr.IPv4): boolean {
   return address.range() === 'linkLocal' || address.toString() === '100.100.100.200';
 }
 
 /** Whether `host` (a name, an IPv4 in any form a URL accepts, or an IPv6) names a metadata service. */
 export function isMetadataHost(host: string): boolean {
+  const ipaddr = ipaddrModule();
   const name = host.trim().toLowerCase().replace(/\.$/, '');
   if (!name) return false;
   if (METADATA_NAMES.has(name)) return true;
@@ -143,7 +148,7 @@ export function isMetadataHost(host: string): boolean {
     const v6 = ipaddr.IPv6.parse(bare);
     if (v6.isIPv4MappedAddress()) return metadataIPv4(v6.toIPv4Address());
     // NAT64 (64:ff9b::/96) carries an IPv4 address in its last 32 bits.
-    if (v6.match(NAT64)) {
+    if (v6.match(ipaddr.IPv6.parseCIDR('64:ff9b::/96'))) {
       const [, , , , , , high, low] = v6.parts as number[];
       return metadataIPv4(new ipaddr.IPv4([high! >> 8, high! & 255, low! >> 8, low! & 255]));
     }
@@ -318,7 +323,7 @@ function screen(
   if (text === undefined) return reject('invalid_command', 'unbalanced quotes in command');
   let entries: ParseEntry[];
   try {
-    entries = parse(text, (name) => `$${name}`);
+    entries = shellQuote().parse(text, (name) => `$${name}`);
   } catch (error) {
     return reject('invalid_command', (error as Error).message);
   }

@@ -1,4 +1,7 @@
-import { parse as parseYaml } from 'yaml';
+import type * as Yaml from 'yaml';
+import { lazyRequire } from '../util/lazy-require.js';
+
+const yamlParser = lazyRequire<typeof Yaml>('yaml');
 
 /** A skill name: lower-case letters and digits in hyphen-separated runs, at most 64 characters. */
 export const SKILL_NAME_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
@@ -64,14 +67,14 @@ function parseFrontmatterYaml(yaml: string, warnings: string[]): Record<string, 
   const options = { maxAliasCount: 10, uniqueKeys: true, prettyErrors: false } as const;
   let parsed: unknown;
   try {
-    parsed = parseYaml(yaml, options);
+    parsed = yamlParser().parse(yaml, options);
   } catch (error) {
     const requoted = yaml.replace(
       /^([A-Za-z0-9_-]+):[ \t]+([^'"\n].*:.*)$/gm,
       (_, key: string, value: string) => `${key}: ${JSON.stringify(value.trim())}`,
     );
     try {
-      parsed = parseYaml(requoted, options);
+      parsed = yamlParser().parse(requoted, options);
       warnings.push(
         'frontmatter is not valid YAML (a value with ":" must be quoted); read leniently',
       );

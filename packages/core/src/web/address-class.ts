@@ -1,5 +1,18 @@
 import { isIP } from 'node:net';
-import ipaddr from 'ipaddr.js';
+import type ipaddr from 'ipaddr.js';
+import { lazyRequire } from '../util/lazy-require.js';
+
+// Loaded on first use: the catalogue that binds the web tools stays cheap to import.
+const ipaddrLib = lazyRequire<typeof ipaddr>('ipaddr.js');
+
+/** A value computed on first use. */
+function lazyValue<T>(make: () => T): () => T {
+  let value: T | undefined;
+  return () => {
+    value ??= make();
+    return value;
+  };
+}
 
 /** How one IP address was classified. */
 export interface AddressClass {
@@ -18,12 +31,12 @@ export interface AddressClass {
 }
 
 // The one IPv6 block IANA allocates global unicast from; anything outside it is special.
-const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+const globalUnicastV6 = lazyValue(() => ipaddrLib().parseCIDR('2000::/3'));
 // RFC 8215 local-use NAT64 prefix: not globally reachable, whatever it embeds.
-const LOCAL_USE_NAT64 = ipaddr.parseCIDR('64:ff9b:1::/48');
+const localUseNat64 = lazyValue(() => ipaddrLib().parseCIDR('64:ff9b:1::/48'));
 
 const v4From = (high: number, low: number): ipaddr.IPv4 =>
-  new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+  new (ipaddrLib().IPv4)([high >> 8, high & 0xff, low >> 8, low & 0xff]);
 
 function classifyV4(address: string, ip: ipaddr.IPv4): AddressClass {
   const range = ip.range();
@@ -49,7 +62,7 @@ function classifyV6(address: string, ip: ipaddr.IPv6): AddressClass {
       return embedded(v4From(parts[6]!, parts[7]!));
     case 'rfc6052':
       // 64:ff9b::/96 carries the IPv4 address in its last 32 bits; the local-use /48 is never global.
-      if (ip.match(LOCAL_USE_NAT64)) return { address, global: false, range };
+      if (ip.match(localUseNat64())) return { address, global: false, range };
       return embedded(v4From(parts[6]!, parts[7]!));
     case '6to4':
       return embedded(v4From(parts[1]!, parts[2]!));
@@ -60,7 +73,7 @@ function classifyV6(address: string, ip: ipaddr.IPv6): AddressClass {
         v4From(~parts[6]! & 0xffff, ~parts[7]! & 0xffff),
       );
     case 'unicast':
-      return { address, global: ip.match(GLOBAL_UNICAST_V6), range };
+      return { address, global: ip.match(globalUnicastV6()), range };
     default:
       return { address, global: false, range };
   }
@@ -85,7 +98,7 @@ export function classifyAddress(address: string): AddressClass {
   // has already normalised (or a resolver never returns).
   if (isIP(bare.split('%', 1)[0]!) === 0) return { address, global: false, range: 'invalid' };
   try {
-    const ip = ipaddr.parse(bare);
+    const ip = ipaddrLib().parse(bare);
     return ip.kind() === 'ipv4'
       ? classifyV4(address, ip as ipaddr.IPv4)
       : classifyV6(address, ip as ipaddr.IPv6);

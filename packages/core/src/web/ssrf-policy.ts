@@ -1,5 +1,10 @@
 import { isIP } from 'node:net';
-import ipaddr from 'ipaddr.js';
+import type ipaddr from 'ipaddr.js';
+import { lazyRequire } from '../util/lazy-require.js';
+
+// Loaded on first use: the catalogue that binds the web tools stays cheap to import.
+const ipaddrLib = lazyRequire<typeof ipaddr>('ipaddr.js');
+
 import { KsadkError } from '../errors/ksadk-error.js';
 import { classifyAddress } from './address-class.js';
 
@@ -125,7 +130,7 @@ function buildPolicy(
   for (const entry of cidrs) {
     try {
       if (typeof entry !== 'string') throw new Error('not a string');
-      ranges.push(ipaddr.parseCIDR(entry.trim()));
+      ranges.push(ipaddrLib().parseCIDR(entry.trim()));
     } catch {
       problems.push(`allowed_cidrs entry ${JSON.stringify(entry)?.slice(0, 100)} is not a CIDR`);
     }
@@ -238,7 +243,7 @@ export function checkAddresses(
     }
     if (verdict.global) continue;
     if (hostListed(host, policy)) continue;
-    const parsed = ipaddr.parse(address.split('%', 1)[0]!);
+    const parsed = ipaddrLib().parse(address.split('%', 1)[0]!);
     const inCidr = policy.cidrs.some(
       ([range, bits]) => range.kind() === parsed.kind() && parsed.match(range, bits),
     );
