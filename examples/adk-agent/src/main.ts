@@ -16,5 +16,5 @@ if (problems.length > 0) {
   process.exit(1);
 }
 console.log(
-  'example check passed: memory → built-ins → MCP; the edit waited for tool confirmation, then ran once.',
+  'example check passed: memory → skills → built-ins → MCP; each gated call waited for tool confirmation, then ran once.',
 );

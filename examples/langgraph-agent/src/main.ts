@@ -16,5 +16,5 @@ if (problems.length > 0) {
   process.exit(1);
 }
 console.log(
-  'example check passed: memory → built-ins → MCP; the graph paused for the edit, the host resumed it, the edit ran once.',
+  'example check passed: memory → skills → built-ins → MCP; the graph paused for each gated call, the host resumed it, it ran once.',
 );
