@@ -1,7 +1,17 @@
 // A small, dependency-free timing harness for sub-microsecond calls: each sample times a batch
 // of calls and divides, so timer resolution does not dominate; the median of the samples is
 // reported. Async functions are awaited one after another (what an agent loop does).
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
+
+/** Whether a program is on PATH. */
+export function has(program) {
+  try {
+    execFileSync('sh', ['-c', `command -v ${program}`], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** Median of numbers. */
 export function median(values) {

@@ -1,23 +1,14 @@
 // Sandbox tools: `run_command` through the gateway (screen, session registry, env filter, output
 // budget) against a bare `child_process.spawn` of the same `sh -c` command — local_process must
 // add under 5 ms; bubblewrap is reported (namespaces cost a few ms more).
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { median } from './measure.mjs';
+import { has, median } from './measure.mjs';
 
 const RUNS = 40;
 const COMMAND = 'cat note.txt > /dev/null; echo done';
-
-const has = (program) => {
-  try {
-    execFileSync('sh', ['-c', `command -v ${program}`], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** `sh -c <command>` as a child with its output collected, awaited: what a user would write. */
 function bareSpawn(cwd) {

@@ -1,28 +1,19 @@
 // Skills: download + verify + extract of a 20 MB, 2,000-file skill archive from a local server,
 // against `curl` + `sha256sum` + `unzip` on the same file; and the Skill Runtime's overhead per
 // workflow run — local_process over a bare `bash run-workflow.sh`, bubblewrap over local_process.
-import { execFile, execFileSync, spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { median } from './measure.mjs';
+import { has, median } from './measure.mjs';
 
 const execFileAsync = promisify(execFile);
 const FILES = 2_000;
 const FILE_BYTES = 10_000;
 const ROUNDS = 7;
 const RUNS = 30;
-
-const has = (program) => {
-  try {
-    execFileSync('sh', ['-c', `command -v ${program}`], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** `bash <script>` as a child, awaited: the floor every workflow run pays. */
 function bareBash(script, cwd) {

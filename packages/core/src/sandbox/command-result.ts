@@ -1,4 +1,5 @@
 import { redactSecrets } from '../util/redact.js';
+import { invalidEnvReason } from './child-env.js';
 import type { SandboxCommand, SandboxCommandResult } from './sandbox-backend.js';
 
 /** A command's time limit at most, by default: 15 minutes. */
@@ -76,11 +77,31 @@ export function failedCommand(
  * Checks a command's shape (argv a non-empty array of strings, the program name not empty).
  * Returns the reason it is invalid, or `undefined`.
  */
-export function invalidCommandReason(command: SandboxCommand | undefined): string | undefined {
+function invalidCommandReason(command: SandboxCommand | undefined): string | undefined {
   const argv = (command as { argv?: unknown } | undefined)?.argv;
   if (!Array.isArray(argv) || argv.length === 0) return 'argv must be a non-empty array';
   if (argv.some((arg) => typeof arg !== 'string')) return 'every argv entry must be a string';
   if (argv[0] === '') return 'the program name (argv[0]) must not be empty';
   if (argv.some((arg) => (arg as string).includes('\0'))) return 'argv must not hold a NUL byte';
+  return undefined;
+}
+
+/**
+ * The checks every backend makes before a command starts, in order: the session is open, the
+ * command is well formed, its environment is valid, it is not aborted already. Returns the
+ * failed result, or `undefined` when the command may run.
+ */
+export function refusedCommand(
+  command: SandboxCommand,
+  closed: boolean,
+  started: number,
+): SandboxCommandResult | undefined {
+  if (closed) return failedCommand('session_closed', 'the sandbox session was killed', started);
+  const invalid = invalidCommandReason(command);
+  if (invalid) return failedCommand('invalid_command', invalid, started);
+  const envProblem = invalidEnvReason(command.env);
+  if (envProblem) return failedCommand('invalid_env', envProblem, started);
+  if (command.signal?.aborted)
+    return failedCommand('tool_aborted', 'the command was aborted before it started', started);
   return undefined;
 }

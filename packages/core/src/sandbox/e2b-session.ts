@@ -2,13 +2,7 @@ import path from 'node:path';
 import { KsadkError } from '../errors/ksadk-error.js';
 import { secretValuesFromEnv } from '../util/redact.js';
 import { echoValue, modelSafeErrorMessage } from '../util/sanitize-message.js';
-import { invalidEnvReason } from './child-env.js';
-import {
-  clampTimeout,
-  commandResult,
-  failedCommand,
-  invalidCommandReason,
-} from './command-result.js';
+import { clampTimeout, commandResult, failedCommand, refusedCommand } from './command-result.js';
 import type { E2BCommandResult, E2BSandbox } from './e2b-provider.js';
 import { clampOutputBytes, OutputTail } from './output-tail.js';
 import { quoteShellCommand } from './posix-quote.js';
@@ -114,16 +108,10 @@ export function createE2BSession(params: E2BSessionParams): SandboxSession {
 
   async function run(command: SandboxCommand): Promise<SandboxCommandResult> {
     const started = performance.now();
-    if (closed) return failedCommand('session_closed', 'the sandbox session was killed', started);
-    const invalid = invalidCommandReason(command);
-    if (invalid) return failedCommand('invalid_command', invalid, started);
-    const envProblem = invalidEnvReason(command.env);
-    if (envProblem) return failedCommand('invalid_env', envProblem, started);
+    const refused = refusedCommand(command, closed, started);
+    if (refused) return refused;
     const envs = { ...params.sessionEnv, ...command.env };
     const secrets = [...params.secrets, ...secretValuesFromEnv(envs)];
-    if (command.signal?.aborted) {
-      return failedCommand('tool_aborted', 'the command was aborted before it started', started);
-    }
     let cwd: string;
     try {
       cwd = inRoot(normalizeSandboxPath(command.cwd ?? '.'));

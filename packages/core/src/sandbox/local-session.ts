@@ -1,13 +1,8 @@
 import { KsadkError } from '../errors/ksadk-error.js';
 import { secretValuesFromEnv } from '../util/redact.js';
 import { modelSafeErrorMessage } from '../util/sanitize-message.js';
-import { buildChildEnv, invalidEnvReason } from './child-env.js';
-import {
-  clampTimeout,
-  commandResult,
-  failedCommand,
-  invalidCommandReason,
-} from './command-result.js';
+import { buildChildEnv } from './child-env.js';
+import { clampTimeout, commandResult, failedCommand, refusedCommand } from './command-result.js';
 import { clampOutputBytes } from './output-tail.js';
 import { type GroupRun, type GroupRunOutcome, runProcessGroup } from './process-group.js';
 import { listRootFiles, readRootFile, resolveRootCwd, writeRootFile } from './root-files.js';
@@ -146,11 +141,8 @@ export function createLocalSession(params: LocalSessionParams): SandboxSession {
 
   async function run(command: SandboxCommand): Promise<SandboxCommandResult> {
     const started = performance.now();
-    if (closed) return failedCommand('session_closed', 'the sandbox session was killed', started);
-    const invalid = invalidCommandReason(command);
-    if (invalid) return failedCommand('invalid_command', invalid, started);
-    const envProblem = invalidEnvReason(command.env);
-    if (envProblem) return failedCommand('invalid_env', envProblem, started);
+    const refused = refusedCommand(command, closed, started);
+    if (refused) return refused;
     const env = buildChildEnv({
       parent: params.parentEnv,
       passEnv: params.passEnv,
@@ -159,9 +151,6 @@ export function createLocalSession(params: LocalSessionParams): SandboxSession {
       command: command.env,
     });
     const secrets = secretValuesFromEnv({ ...params.sessionEnv, ...command.env });
-    if (command.signal?.aborted) {
-      return failedCommand('tool_aborted', 'the command was aborted before it started', started);
-    }
     const cwd = await resolveRootCwd(root, command.cwd ?? '.');
     if (!cwd.ok) return failedCommand(cwd.error_type, cwd.message, started, secrets);
     if (closed) return failedCommand('session_closed', 'the sandbox session was killed', started);

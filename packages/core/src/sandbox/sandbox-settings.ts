@@ -37,6 +37,26 @@ function invalid(name: string, value: string, expected: string): KsadkError {
 }
 
 /**
+ * A whole number of at least `min` from the first of `names` set (blank counts as unset), else
+ * `fallback`.
+ *
+ * @throws {KsadkError} `invalid_config` naming the variable for anything else.
+ */
+export function wholeNumberFromEnv(
+  env: NodeJS.ProcessEnv,
+  names: readonly string[],
+  fallback: number,
+  min: number,
+): number {
+  const set = firstSet(env, names);
+  if (!set) return fallback;
+  const [name, value] = set;
+  if (!/^\d+$/.test(value) || Number(value) < min)
+    throw invalid(name, value, `a whole number of at least ${min}`);
+  return Number(value);
+}
+
+/**
  * Reads the E2B sandbox settings from the environment (§8.2 of the reference). Blank variables
  * count as unset; booleans are true for `1`, `true`, `yes`, `on` (any case) and false for any
  * other value.
@@ -51,14 +71,9 @@ function invalid(name: string, value: string, expected: string): KsadkError {
  */
 export function sandboxSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): SandboxSettings {
   const template = firstSet(env, ['KSADK_SANDBOX_TEMPLATE_ID', 'KSADK_SKILL_RUNTIME_TEMPLATE_ID']);
-  let lifetimeMs = 900_000;
-  const timeout = firstSet(env, ['KSADK_SANDBOX_TIMEOUT', 'KSADK_SKILL_RUNTIME_TIMEOUT']);
-  if (timeout) {
-    const [name, value] = timeout;
-    if (!/^\d+$/.test(value) || Number(value) <= 0)
-      throw invalid(name, value, 'a positive whole number of seconds');
-    lifetimeMs = Number(value) * 1000;
-  }
+  const lifetimeMs =
+    wholeNumberFromEnv(env, ['KSADK_SANDBOX_TIMEOUT', 'KSADK_SKILL_RUNTIME_TIMEOUT'], 900, 1) *
+    1000;
   const internet = firstSet(env, [
     'KSADK_SANDBOX_ALLOW_INTERNET_ACCESS',
     'KSADK_SKILL_RUNTIME_ALLOW_INTERNET_ACCESS',

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { htmlToMarkdown } from './html-to-markdown.js';
 import { liveHtmlWorkers } from './html-worker-pool.js';
+import { watchLoop } from './test-fixtures/watch-loop.js';
 
 const paragraph = 'Readable paragraph text that goes on for a while to look like an article. ';
 
@@ -16,29 +17,6 @@ function hostilePage(depth = 60, bytes = 5_000_000): string {
   const tail = '<p>Visible end</p></body></html>';
   const count = Math.floor((bytes - head.length - tail.length) / filler.length);
   return head + '<div>'.repeat(depth) + filler.repeat(count) + tail;
-}
-
-/** Runs `work` while a 10 ms interval records the longest gap between its ticks (the loop's stall). */
-async function watchLoop<T>(
-  work: () => Promise<T>,
-): Promise<{ value: T; maxGapMs: number; elapsedMs: number }> {
-  let maxGapMs = 0;
-  let last = performance.now();
-  const ticker = setInterval(() => {
-    const now = performance.now();
-    maxGapMs = Math.max(maxGapMs, now - last);
-    last = now;
-  }, 10);
-  const started = performance.now();
-  try {
-    const value = await work();
-    const elapsedMs = performance.now() - started;
-    // One more tick: a stall at the very end shows too.
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    return { value, maxGapMs, elapsedMs };
-  } finally {
-    clearInterval(ticker);
-  }
 }
 
 describe('htmlToMarkdown', () => {

@@ -1,5 +1,4 @@
-import { KsadkError } from '../../errors/ksadk-error.js';
-import { sandboxSettingsFromEnv } from '../../sandbox/sandbox-settings.js';
+import { sandboxSettingsFromEnv, wholeNumberFromEnv } from '../../sandbox/sandbox-settings.js';
 import { DEFAULT_SYNC_LIMITS, type WorkspaceSyncLimits } from './workspace-sync.js';
 
 /** What the sandbox tools read from `KSADK_SANDBOX_*` variables (every one overridable in code). */
@@ -30,28 +29,6 @@ export interface SandboxToolSettings {
   lifetimeSeconds: number;
 }
 
-/** A whole number of at least `min` from the first variable set, else `fallback`. */
-function wholeNumber(
-  env: NodeJS.ProcessEnv,
-  names: readonly string[],
-  fallback: number,
-  min: number,
-): number {
-  for (const name of names) {
-    const value = env[name]?.trim();
-    if (!value) continue;
-    if (!/^\d+$/.test(value) || Number(value) < min) {
-      throw new KsadkError(
-        'invalid_config',
-        `${name} must be a whole number of at least ${min}, got ${JSON.stringify(value.slice(0, 40))}`,
-        { details: { variable: name } },
-      );
-    }
-    return Number(value);
-  }
-  return fallback;
-}
-
 /**
  * Reads the sandbox tools' settings. Blank variables count as unset.
  *
@@ -61,25 +38,34 @@ export function sandboxToolSettingsFromEnv(
   env: NodeJS.ProcessEnv = process.env,
 ): SandboxToolSettings {
   const backend = sandboxSettingsFromEnv(env);
-  const maxCommand = wholeNumber(env, ['KSADK_SANDBOX_MAX_COMMAND_TIMEOUT'], 900, 1);
+  const maxCommand = wholeNumberFromEnv(env, ['KSADK_SANDBOX_MAX_COMMAND_TIMEOUT'], 900, 1);
   return {
     commandTimeoutMs:
-      Math.min(wholeNumber(env, ['KSADK_SANDBOX_COMMAND_TIMEOUT'], 120, 1), maxCommand) * 1000,
+      Math.min(wholeNumberFromEnv(env, ['KSADK_SANDBOX_COMMAND_TIMEOUT'], 120, 1), maxCommand) *
+      1000,
     maxCommandTimeoutMs: maxCommand * 1000,
-    startTimeoutMs: wholeNumber(env, ['KSADK_SANDBOX_START_TIMEOUT'], 180, 1) * 1000,
-    ttlMs: wholeNumber(env, ['KSADK_SANDBOX_TTL_SECONDS', 'KSADK_SANDBOX_TIMEOUT'], 600, 1) * 1000,
-    idleTtlMs: wholeNumber(env, ['KSADK_SANDBOX_IDLE_TTL_SECONDS'], 300, 0) * 1000,
-    maxSessions: wholeNumber(env, ['KSADK_SANDBOX_MAX_SESSIONS'], 32, 0),
-    sweepIntervalMs: wholeNumber(env, ['KSADK_SANDBOX_SWEEP_INTERVAL_SECONDS'], 60, 0) * 1000,
+    startTimeoutMs: wholeNumberFromEnv(env, ['KSADK_SANDBOX_START_TIMEOUT'], 180, 1) * 1000,
+    ttlMs:
+      wholeNumberFromEnv(env, ['KSADK_SANDBOX_TTL_SECONDS', 'KSADK_SANDBOX_TIMEOUT'], 600, 1) *
+      1000,
+    idleTtlMs: wholeNumberFromEnv(env, ['KSADK_SANDBOX_IDLE_TTL_SECONDS'], 300, 0) * 1000,
+    maxSessions: wholeNumberFromEnv(env, ['KSADK_SANDBOX_MAX_SESSIONS'], 32, 0),
+    sweepIntervalMs:
+      wholeNumberFromEnv(env, ['KSADK_SANDBOX_SWEEP_INTERVAL_SECONDS'], 60, 0) * 1000,
     sync: {
-      maxFiles: wholeNumber(env, ['KSADK_SANDBOX_SYNC_MAX_FILES'], DEFAULT_SYNC_LIMITS.maxFiles, 0),
-      maxFileBytes: wholeNumber(
+      maxFiles: wholeNumberFromEnv(
+        env,
+        ['KSADK_SANDBOX_SYNC_MAX_FILES'],
+        DEFAULT_SYNC_LIMITS.maxFiles,
+        0,
+      ),
+      maxFileBytes: wholeNumberFromEnv(
         env,
         ['KSADK_SANDBOX_SYNC_MAX_FILE_BYTES'],
         DEFAULT_SYNC_LIMITS.maxFileBytes,
         0,
       ),
-      maxTotalBytes: wholeNumber(
+      maxTotalBytes: wholeNumberFromEnv(
         env,
         ['KSADK_SANDBOX_SYNC_MAX_TOTAL_BYTES'],
         DEFAULT_SYNC_LIMITS.maxTotalBytes,
