@@ -15,6 +15,7 @@ import { benchSandboxTools } from './sandbox-tools.mjs';
 import { benchSearch } from './search.mjs';
 import { benchSkills } from './skills.mjs';
 import { benchToolSearch } from './tool-search.mjs';
+import { benchTracing } from './tracing.mjs';
 import { benchWebFetch } from './web-fetch.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -134,6 +135,14 @@ printTable(
   webBench.rows,
 );
 
+// Last: it registers a global tracer provider for its third row.
+const tracingBench = await benchTracing(core);
+printTable(
+  'Tracing per gateway.invoke (median µs; no-op tool)',
+  ['path', 'µs/call', 'added µs'],
+  tracingBench.rows,
+);
+
 const targets = [
   [`gateway adds under 5 µs per call (added ${added.toFixed(2)} µs)`, added < 5],
   [
@@ -153,6 +162,7 @@ const targets = [
   ...skillsBench.targets,
   ...sandboxBench.targets,
   ...webBench.targets,
+  ...tracingBench.targets,
 ];
 printTable(
   'Targets',

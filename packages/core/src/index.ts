@@ -45,6 +45,7 @@ export {
   type ApprovalStatus,
   type ApprovalStore,
   createInMemoryApprovalStore,
+  DEFAULT_APPROVAL_QUOTAS,
   type InMemoryApprovalStoreOptions,
 } from './gateway/approval-store.js';
 export {
@@ -78,6 +79,7 @@ export {
 } from './gateway/results.js';
 export { failedResult } from './gateway/run-with-timeout.js';
 export { TOOL_ERROR_TYPES, type ToolErrorType } from './gateway/tool-error-types.js';
+export type { ToolTracingOptions, TracedApproval } from './gateway/tool-tracing.js';
 export {
   defineJsonSchemaTool,
   defineTool,

@@ -8,7 +8,7 @@ import { KsadkError } from '../errors/ksadk-error.js';
 import type { Tool } from '../tool/tool.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { echoValue } from '../util/sanitize-message.js';
-import { type ApprovalGrant, signGrant, verifyGrant } from './approval-grant.js';
+import { type ApprovalGrant, type ApprovalKeys, signGrant, verifyGrant } from './approval-grant.js';
 import type { ApprovalRecord, ApprovalStore } from './approval-store.js';
 import type { ApprovalDecisionOptions, ApprovalPrincipal } from './gateway-types.js';
 import type {
@@ -21,7 +21,7 @@ import type {
 /** What the gate needs from the gateway. */
 export interface ApprovalGateOptions {
   readonly store: ApprovalStore;
-  readonly secret: Uint8Array;
+  readonly keys: ApprovalKeys;
   readonly ttlMs: number;
   readonly budget: ResultBudget;
   /** Called with each newly stored request. */
@@ -98,7 +98,7 @@ function requestOf(record: ApprovalRecord): ApprovalRequest {
  * HMAC-signed over the same, expire, and are consumed by an atomic store transition.
  */
 export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
-  const { store, secret, ttlMs, budget } = options;
+  const { store, keys, ttlMs, budget } = options;
 
   const grantOf = (record: ApprovalRecord): ApprovalGrant => ({
     approvalId: record.id,
@@ -113,7 +113,7 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
         session: record.sessionId,
         exp: record.expiresAt,
       },
-      secret,
+      keys.sign,
     ),
   });
 
@@ -167,7 +167,7 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
       const session = context.sessionId ?? '';
       if (approval !== undefined) {
         const token = typeof approval === 'string' ? approval : approval?.token;
-        const payload = verifyGrant(token, secret);
+        const payload = verifyGrant(token, keys.verify);
         if (
           payload &&
           payload.tool === tool.name &&

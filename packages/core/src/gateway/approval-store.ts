@@ -46,6 +46,14 @@ export interface ApprovalRecord {
  */
 export interface ApprovalStore {
   /**
+   * True when several processes (server instances) share this store. The gateway then refuses to
+   * start without a configured signing secret (`KSADK_APPROVAL_SECRET`): a per-process random
+   * secret would make grants issued by one instance worthless on the others.
+   */
+  readonly shared?: boolean;
+  /** Releases what the store opened itself (connections); a store given a client leaves it open. */
+  close?(): Promise<void>;
+  /**
    * Saves a new record.
    * @throws {KsadkError} `approval_quota_exceeded` when the record's account or session (or the
    * whole store) is full of requests that may not be dropped.

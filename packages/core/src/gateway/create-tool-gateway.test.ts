@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { runWithInvocationContext } from '../context/invocation-context.js';
 import { KsadkError } from '../errors/ksadk-error.js';
 import { defineJsonSchemaTool, defineTool } from '../tool/define-tool.js';
+import { createInMemoryApprovalStore } from './approval-store.js';
 import { createToolGateway } from './create-tool-gateway.js';
 import { isApprovalRejected, isApprovalRequired } from './results.js';
 
@@ -387,6 +388,70 @@ describe('approvals cannot be forged', () => {
     expect(await gateway.getApprovalRequest(first.approval_request.id)).toMatchObject({
       tool_name: 'write_note',
     });
+  });
+
+  it('refuses a shared store without a configured secret, and accepts one from the environment', () => {
+    const shared = { ...createInMemoryApprovalStore(), shared: true } as const;
+    expect(() => createToolGateway({ env, approvalStore: shared })).toThrowError(
+      /shared between processes.*KSADK_APPROVAL_SECRET/,
+    );
+    expect(() =>
+      createToolGateway({
+        env: { KSADK_APPROVAL_SECRET: 's'.repeat(32) },
+        approvalStore: shared,
+      }),
+    ).not.toThrow();
+    expect(() =>
+      createToolGateway({ env: { KSADK_APPROVAL_PREVIOUS_SECRETS: 'o'.repeat(32) } }),
+    ).toThrowError(/KSADK_APPROVAL_PREVIOUS_SECRETS.*is set but KSADK_APPROVAL_SECRET is not/);
+    expect(() =>
+      createToolGateway({ env, approvalSecret: 'n'.repeat(32), approvalPreviousSecrets: ['x'] }),
+    ).toThrowError(/Retired approval secret #1 must be at least 16 bytes/);
+  });
+
+  it('rotation: grants signed with a retired secret still verify; a forgotten secret does not', async () => {
+    const calls: unknown[] = [];
+    const tool = writeTool(calls);
+    const store = createInMemoryApprovalStore();
+    const oldSecret = 'o'.repeat(32);
+    const before = createToolGateway({ env, approvalStore: store, approvalSecret: oldSecret });
+    const asked = async (content: string) => {
+      const result = await before.invoke(tool, { path: 'a', content });
+      if (!isApprovalRequired(result)) throw new Error('expected approval_required');
+      return before.approve(result.approval_request.id);
+    };
+    const grantOne = await asked('one');
+    const grantTwo = await asked('two');
+    const rotated = createToolGateway({
+      env: {
+        KSADK_APPROVAL_SECRET: 'n'.repeat(32),
+        KSADK_APPROVAL_PREVIOUS_SECRETS: ` ${oldSecret} , ${'p'.repeat(20)}`,
+      },
+      approvalStore: store,
+    });
+    expect(
+      await rotated.invoke(tool, { path: 'a', content: 'one' }, { approval: grantOne }),
+    ).toMatchObject({ ok: true });
+    const dropped = createToolGateway({
+      env,
+      approvalStore: store,
+      approvalSecret: 'n'.repeat(32),
+    });
+    expect(
+      isApprovalRequired(
+        await dropped.invoke(tool, { path: 'a', content: 'two' }, { approval: grantTwo }),
+      ),
+    ).toBe(true);
+    expect(calls).toEqual([{ path: 'a', content: 'one' }]);
+    // New grants are signed with the new secret only.
+    const fresh = await rotated.invoke(tool, { path: 'a', content: 'three' });
+    if (!isApprovalRequired(fresh)) throw new Error('expected approval_required');
+    const grantThree = await rotated.approve(fresh.approval_request.id);
+    expect(
+      isApprovalRequired(
+        await before.invoke(tool, { path: 'a', content: 'three' }, { approval: grantThree }),
+      ),
+    ).toBe(true);
   });
 
   it('rejects a short secret', () => {

@@ -11,7 +11,7 @@ import type { Tool } from '../tool/tool.js';
 import { redactDeep, registerEnvSecrets } from '../util/redact.js';
 import { modelSafeErrorMessage } from '../util/sanitize-message.js';
 import { createApprovalGate } from './approval-gate.js';
-import { resolveApprovalSecret } from './approval-grant.js';
+import { resolveApprovalKeys } from './approval-grant.js';
 import { type ApprovalMode, approvalModeFromEnv, parseApprovalMode } from './approval-mode.js';
 import { policyRequiresApproval } from './approval-policy.js';
 import { createInMemoryApprovalStore } from './approval-store.js';
@@ -29,6 +29,7 @@ import {
 import { MAX_RESULT_CHARS, toPlainJson } from './plain-result.js';
 import type { ToolResult } from './results.js';
 import { failedResult, runWithTimeout } from './run-with-timeout.js';
+import { createToolTracer, type ToolCallTrace } from './tool-tracing.js';
 import { validateToolInput } from './validate-input.js';
 
 export type {
@@ -81,13 +82,18 @@ const GATEWAY_OPTIONS = [
   'approvalMode',
   'approvalStore',
   'approvalSecret',
+  'approvalPreviousSecrets',
   'approvalTtlMs',
   'timeoutMs',
   'budget',
   'argumentLimits',
   'hooks',
+  'tracing',
   'env',
 ] as const;
+
+/** The version recorded as the tracer's instrumentation version. */
+const INSTRUMENTATION_VERSION = '0.1.0';
 
 /**
  * Creates the tool gateway: the one door through which every tool call reaches a tool.
@@ -151,9 +157,17 @@ export function createToolGateway(options: ToolGatewayOptions = {}): ToolGateway
     }
   };
 
+  const store = options.approvalStore ?? createInMemoryApprovalStore();
   const approvals = createApprovalGate({
-    store: options.approvalStore ?? createInMemoryApprovalStore(),
-    secret: resolveApprovalSecret(options.approvalSecret, env),
+    store,
+    keys: resolveApprovalKeys(
+      {
+        secret: options.approvalSecret,
+        previous: options.approvalPreviousSecrets,
+        shared: store.shared === true,
+      },
+      env,
+    ),
     ttlMs,
     budget,
     ...(hooks.onApprovalRequested
@@ -169,6 +183,13 @@ export function createToolGateway(options: ToolGatewayOptions = {}): ToolGateway
       : {}),
   });
 
+  checkOptions(
+    options.tracing === false ? undefined : options.tracing,
+    ['tracerProvider', 'recordArguments', 'recordResults'],
+    'createToolGateway({ tracing })',
+  );
+  const tracer = createToolTracer(options.tracing, INSTRUMENTATION_VERSION);
+
   const modeFor = (context: InvocationContext): ApprovalMode => context.approvalMode ?? defaultMode;
 
   const run = async (
@@ -176,6 +197,7 @@ export function createToolGateway(options: ToolGatewayOptions = {}): ToolGateway
     rawArgs: unknown,
     options: ToolCallOptions,
     callId: string,
+    trace: ToolCallTrace | undefined,
   ): Promise<ToolResult> => {
     const context = getInvocationContextOrEmpty();
     const parsed = parseModelArguments(rawArgs, limits);
@@ -197,6 +219,7 @@ export function createToolGateway(options: ToolGatewayOptions = {}): ToolGateway
         issues: validation.issues,
       };
     }
+    trace?.arguments(validation.value);
     if (policyRequiresApproval(tool.policy, modeFor(context))) {
       const decision = await approvals.check({
         tool,
@@ -205,7 +228,11 @@ export function createToolGateway(options: ToolGatewayOptions = {}): ToolGateway
         callId,
         approval: options.approval,
       });
-      if (decision !== 'granted') return decision as unknown as ToolResult;
+      if (decision !== 'granted') {
+        trace?.approval(decision.error_type === 'approval_rejected' ? 'rejected' : 'required');
+        return decision as unknown as ToolResult;
+      }
+      trace?.approval('approved');
     }
     const outcome = await runWithTimeout(
       tool,
@@ -238,14 +265,24 @@ export function createToolGateway(options: ToolGatewayOptions = {}): ToolGateway
       const callId = options.callId ?? nextCallId();
       const observed = hooks.onToolStart !== undefined || hooks.onToolEnd !== undefined;
       const startedAt = observed ? performance.now() : 0;
-      const invocationId = observed ? getInvocationContextOrEmpty().invocationId : undefined;
+      const invocationId =
+        observed || tracer ? getInvocationContextOrEmpty().invocationId : undefined;
       if (hooks.onToolStart) callHook('onToolStart', { toolName: tool.name, callId, invocationId });
+      const trace = tracer?.start(tool, callId, invocationId);
       let result: ToolResult;
       try {
-        result = redactDeep(await run(tool, rawArgs, options, callId));
+        const running = () => run(tool, rawArgs, options, callId, trace);
+        result = redactDeep(await (trace ? trace.run(running) : running()));
       } catch (error) {
         // Nothing a tool, a file, a store or a model does may reject invoke.
         result = failedResult(error);
+      }
+      if (trace) {
+        try {
+          trace.end(result, outcomeOf(result));
+        } catch (error) {
+          reportHookError(error, 'tracing');
+        }
       }
       if (hooks.onToolEnd) {
         const outcome = outcomeOf(result);

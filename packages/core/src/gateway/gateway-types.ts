@@ -6,6 +6,7 @@ import type { ApprovalMode } from './approval-mode.js';
 import type { ApprovalStore } from './approval-store.js';
 import type { ArgumentLimits } from './model-arguments.js';
 import type { ApprovalRequest, ToolResult } from './results.js';
+import type { ToolTracingOptions } from './tool-tracing.js';
 
 /** How a call ended, as reported to {@link ToolGatewayHooks.onToolEnd}. */
 export type ToolCallOutcome =
@@ -54,8 +55,18 @@ export interface ToolGatewayOptions {
   approvalMode?: string;
   /** Where approval requests live. @default an in-memory store with per-session and per-account quotas */
   approvalStore?: ApprovalStore;
-  /** HMAC secret for grants (≥ 16 bytes). @default `KSADK_APPROVAL_SECRET`, else random per process */
+  /**
+   * HMAC secret that signs grants (≥ 16 bytes). Required (option or environment) when the approval
+   * store is `shared` between processes.
+   * @default `KSADK_APPROVAL_SECRET`, else random per process
+   */
   approvalSecret?: string | Uint8Array;
+  /**
+   * Retired secrets that still verify grants after a rotation (never used to sign): rotate by
+   * making the old secret a previous one and setting a new `approvalSecret` on every instance.
+   * @default `KSADK_APPROVAL_PREVIOUS_SECRETS` (comma-separated), else none
+   */
+  approvalPreviousSecrets?: readonly (string | Uint8Array)[];
   /** How long a request and its grant stay valid. @default 900000 (15 minutes) */
   approvalTtlMs?: number;
   /** Per-call timeout when the tool sets none. @default 120000 */
@@ -66,6 +77,13 @@ export interface ToolGatewayOptions {
   argumentLimits?: Partial<ArgumentLimits>;
   /** Observers. */
   hooks?: ToolGatewayHooks;
+  /**
+   * OpenTelemetry spans for every call (`execute_tool <name>`, GenAI semantic conventions), when
+   * `@opentelemetry/api` is installed; `false` turns them off. Arguments and results are not
+   * recorded unless opted in.
+   * @default on, from the global tracer provider
+   */
+  tracing?: ToolTracingOptions | false;
   /**
    * The environment to read `KSADK_*` variables from. Its secret-looking values (names with KEY,
    * TOKEN, SECRET, PASSWORD…) are redacted from everything tools return. @default process.env
