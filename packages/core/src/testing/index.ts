@@ -34,4 +34,14 @@ export {
   type TestSkill,
   type TestSkillSpace,
 } from './skill-service.js';
+export {
+  type ApprovalStoreCheckOptions,
+  type ApprovalStoreFactory,
+  type ApprovalStoreQuotas,
+  checkApprovalStore,
+  checkMemoryBackend,
+  type MemoryBackendCheckOptions,
+  type MemoryBackendFactory,
+  type MemoryBackendLimits,
+} from './store-conformance/index.js';
 export { createSkillArchive, createZip, type ZipEntrySpec } from './zip-writer.js';

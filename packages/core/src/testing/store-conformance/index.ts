@@ -1,0 +1,14 @@
+// Conformance suites for store implementations (ApprovalStore, MemoryBackend): framework-neutral,
+// they resolve to a list of failures.
+export {
+  type ApprovalStoreCheckOptions,
+  type ApprovalStoreFactory,
+  type ApprovalStoreQuotas,
+  checkApprovalStore,
+} from './approval-store-checks.js';
+export {
+  checkMemoryBackend,
+  type MemoryBackendCheckOptions,
+  type MemoryBackendFactory,
+  type MemoryBackendLimits,
+} from './memory-backend-checks.js';
