@@ -23,6 +23,7 @@ describe('docs/configuration.md', () => {
       const dirs = ['src', 'bin']
         .map((dir) => path.join(repo, 'packages', pkg, dir))
         .filter((dir) => statSync(dir, { throwIfNoEntry: false })?.isDirectory());
+      if (pkg === 'core') dirs.push(path.join(repo, 'scripts'));
       for (const file of dirs.flatMap(sourceFiles)) {
         // A name ending in `_` is a prefix (`KSADK_SAFE_*`), not a variable.
         for (const match of readFileSync(file, 'utf8').matchAll(/\bKSADK_[A-Z0-9_]+\b/g))

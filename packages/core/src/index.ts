@@ -69,6 +69,7 @@ export {
   type ApprovalRejectedResult,
   type ApprovalRequest,
   type ApprovalRequiredResult,
+  type ApprovalUsedResult,
   type ArgumentIssue,
   isApprovalRejected,
   isApprovalRequired,

@@ -7,9 +7,20 @@ import {
 import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
-import { runToolCalls } from './run-tool-calls.js';
+import { callRunner, runToolCalls } from './run-tool-calls.js';
 import { type OpenAIApi, toOpenAITools } from './to-openai-tools.js';
-import type { PendingToolCall, ToolCallBatch, ToolCallDecision } from './tool-call-batch.js';
+import {
+  batchOf,
+  type PendingToolCall,
+  type ToolCallBatch,
+  type ToolCallDecision,
+} from './tool-call-batch.js';
+import {
+  readToolLoopState,
+  savedBatch,
+  type ToolLoopState,
+  toolLoopState,
+} from './tool-loop-state.js';
 
 /** Options for {@link createToolLoop}. */
 export interface ToolLoopOptions {
@@ -42,6 +53,11 @@ export type ToolLoopResult =
       turns: number;
       /** Applies decisions (by call id or approval id) and continues the run. */
       resume(decisions: Readonly<Record<string, ToolCallDecision>>): Promise<ToolLoopResult>;
+      /**
+       * The pause as plain JSON (versioned): save it, and resume in any process with
+       * `loop.resume(state, decisions)`. `JSON.stringify(result)` gives the same.
+       */
+      toJSON(): ToolLoopState;
     }
   | { status: 'max_turns'; messages: ToolLoopMessages; turns: number };
 
@@ -49,6 +65,18 @@ export type ToolLoopResult =
 export interface ToolLoop {
   /** Runs from a user message (or a whole conversation) until a final answer, a pending approval, or `maxTurns`. */
   run(input: string | ToolLoopMessages): Promise<ToolLoopResult>;
+  /**
+   * Resumes a saved pause (`result.toJSON()`, as the object or its JSON text) with the host's
+   * decisions — in this process or any other with the same tools and a gateway on the same approval
+   * store. Approved calls run once; a second resume of the same state finds the grant used and
+   * pauses again with a fresh request instead of running twice.
+   *
+   * @throws {KsadkError} `invalid_state` when the state is malformed, of another version or API.
+   */
+  resume(
+    state: ToolLoopState | string,
+    decisions: Readonly<Record<string, ToolCallDecision>>,
+  ): Promise<ToolLoopResult>;
 }
 
 /**
@@ -75,6 +103,7 @@ export function createToolLoop(client: OpenAI, options: ToolLoopOptions): ToolLo
   const maxTurns = options.maxTurns ?? 10;
   const definitions = toOpenAITools(options.tools, { api, strict });
   const runOptions = { tools: options.tools, gateway: options.gateway, strict };
+  const run = callRunner(runOptions);
 
   const continueFrom = async (
     messages: ToolLoopMessages,
@@ -89,6 +118,7 @@ export function createToolLoop(client: OpenAI, options: ToolLoopOptions): ToolLo
           messages,
           turns,
           resume: async (decisions) => continueFrom(messages, turns, await batch.resume(decisions)),
+          toJSON: () => toolLoopState(api, turns, messages, batch.toJSON()),
         };
       }
       if (api === 'chat') (messages as ChatCompletionMessageParam[]).push(...batch.toolMessages());
@@ -126,6 +156,16 @@ export function createToolLoop(client: OpenAI, options: ToolLoopOptions): ToolLo
   };
 
   return {
+    async resume(saved, decisions) {
+      const state = readToolLoopState(saved, api);
+      const { calls, outcomes } = savedBatch(state);
+      const batch = batchOf(calls, outcomes, run);
+      return continueFrom(
+        state.messages as ToolLoopMessages,
+        state.turns,
+        await batch.resume(decisions),
+      );
+    },
     run(input) {
       if (typeof input !== 'string') return continueFrom([...input] as ToolLoopMessages, 0);
       if (api === 'chat') {
@@ -140,6 +180,30 @@ export function createToolLoop(client: OpenAI, options: ToolLoopOptions): ToolLo
       return continueFrom([{ role: 'user', content: input }], 0);
     },
   };
+}
+
+/**
+ * Resumes a saved tool loop pause in this process: `createToolLoop(client, options).resume(state,
+ * decisions)`. The loop's tools and gateway are live objects, so they come from `options`, not from
+ * the state; the gateway must use the same approval store (and secret) as the process that paused.
+ *
+ * @example
+ * ```ts
+ * // Instance A: save the pause.
+ * if (result.status === 'needs_approval') await db.save(runId, JSON.stringify(result));
+ * // Instance B, later: the human approved.
+ * const next = await resumeToolLoop(new OpenAI(), { model, tools, gateway }, await db.load(runId), {
+ *   [callId]: { type: 'approve' },
+ * });
+ * ```
+ */
+export function resumeToolLoop(
+  client: OpenAI,
+  options: ToolLoopOptions,
+  state: ToolLoopState | string,
+  decisions: Readonly<Record<string, ToolCallDecision>>,
+): Promise<ToolLoopResult> {
+  return createToolLoop(client, options).resume(state, decisions);
 }
 
 /**

@@ -3,6 +3,7 @@ export {
   type LoadOpenAIToolsOptions,
   loadOpenAITools,
   type OpenAIToolsLoad,
+  resumeToolLoop,
   type ToolLoop,
   type ToolLoopMessages,
   type ToolLoopOptions,
@@ -22,6 +23,12 @@ export {
 export type {
   BatchedToolCall,
   PendingToolCall,
+  SavedToolCall,
   ToolCallBatch,
   ToolCallDecision,
 } from './tool-call-batch.js';
+export {
+  readToolLoopState,
+  TOOL_LOOP_STATE_VERSION,
+  type ToolLoopState,
+} from './tool-loop-state.js';

@@ -62,25 +62,23 @@ export async function runToolCalls(
   options: RunToolCallsOptions,
 ): Promise<ToolCallBatch> {
   checkOptions(options, ['tools', 'gateway', 'strict', 'signal'], 'runToolCalls()');
+  const run = callRunner(options);
+  const normalized = calls.map(normalizeCall);
+  const outcomes = await Promise.all(normalized.map((call) => run(call)));
+  return batchOf(normalized, outcomes, run);
+}
+
+/** Runs one call, whatever happens: a failure becomes that call's own result, never the batch's. */
+export type CallRunner = (
+  call: NormalizedCall,
+  decision?: ToolCallDecision,
+  approvalId?: string,
+) => Promise<BatchedToolCall>;
+
+/** The function that runs (and re-runs, with the host's decision) one call through the gateway. */
+export function callRunner(options: RunToolCallsOptions): CallRunner {
   const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
   const strict = options.strict !== false;
-  /** One call, whatever happens: a failure becomes that call's own result, never the batch's. */
-  const run = async (
-    call: NormalizedCall,
-    decision?: ToolCallDecision,
-    approvalId?: string,
-  ): Promise<BatchedToolCall> => {
-    try {
-      return await runOne(call, decision, approvalId);
-    } catch (error) {
-      return {
-        callId: call.callId,
-        toolName: call.name,
-        result: failedResult(error),
-        status: 'done',
-      };
-    }
-  };
   const runOne = async (
     call: NormalizedCall,
     decision?: ToolCallDecision,
@@ -114,9 +112,18 @@ export async function runToolCalls(
       approvalRequest: outcome.pause.approval_request,
     };
   };
-  const normalized = calls.map(normalizeCall);
-  const outcomes = await Promise.all(normalized.map((call) => run(call)));
-  return batchOf(normalized, outcomes, run);
+  return async (call, decision, approvalId) => {
+    try {
+      return await runOne(call, decision, approvalId);
+    } catch (error) {
+      return {
+        callId: call.callId,
+        toolName: call.name,
+        result: failedResult(error),
+        status: 'done',
+      };
+    }
+  };
 }
 
 /**

@@ -42,6 +42,19 @@ export interface ToolCallBatch {
    * `approval_rejected`. Undecided calls stay pending.
    */
   resume(decisions: Readonly<Record<string, ToolCallDecision>>): Promise<ToolCallBatch>;
+  /** Every call as plain data (the model's call and its outcome), for a saved loop state. */
+  toJSON(): SavedToolCall[];
+}
+
+/** One call of a batch as plain, serialisable data. */
+export interface SavedToolCall {
+  callId: string;
+  name: string;
+  /** The model's JSON arguments, as it sent them. */
+  arguments: string;
+  status: 'done' | 'pending';
+  result: ToolResult;
+  approvalRequest?: ApprovalRequest;
 }
 
 /** A tool call from either API, reduced to what running it needs. */
@@ -88,6 +101,15 @@ export function batchOf(
         type: 'function_call_output',
         call_id: outcome.callId,
         output: JSON.stringify(outcome.result),
+      })),
+    toJSON: () =>
+      outcomes.map((outcome, index) => ({
+        callId: outcome.callId,
+        name: calls[index]?.name ?? outcome.toolName,
+        arguments: calls[index]?.arguments ?? '',
+        status: outcome.status,
+        result: outcome.result,
+        ...(outcome.approvalRequest ? { approvalRequest: outcome.approvalRequest } : {}),
       })),
     async resume(decisions) {
       const next = await Promise.all(

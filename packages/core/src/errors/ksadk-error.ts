@@ -19,6 +19,10 @@ export type KsadkErrorCode =
   | 'setup'
   /** Every sandbox session allowed is running a command (`maxSessions`); try again later. */
   | 'sandbox_busy'
+  /** A saved pause (serialised run state) is malformed, of another version, or for another setup. */
+  | 'invalid_state'
+  /** A shared store (Redis, PostgreSQL) could not be reached or answered with an error. */
+  | 'store_unavailable'
   /** A framework adapter was used in a way its framework cannot support. */
   | 'unsupported'
   /** Anything else raised by KsADK itself. */

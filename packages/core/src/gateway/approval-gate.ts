@@ -15,6 +15,7 @@ import type {
   ApprovalRejectedResult,
   ApprovalRequest,
   ApprovalRequiredResult,
+  ApprovalUsedResult,
   ModelApprovalRequest,
 } from './results.js';
 
@@ -34,13 +35,21 @@ export interface GatedCall {
   readonly args: Record<string, unknown>;
   readonly context: InvocationContext;
   readonly callId: string;
+  /**
+   * Whether `callId` is the framework's own tool call id (given by the caller, not generated). It
+   * then joins the binding: a replay of the same call (a resumed checkpoint, a saved pause resumed
+   * twice) finds the first one's record and is not run again.
+   */
+  readonly callIdGiven: boolean;
   readonly approval: ApprovalGrant | string | undefined;
 }
 
 /** The approval half of the gateway: requests, decisions and single-use grants. */
 export interface ApprovalGate {
   /** `'granted'` when a valid grant for exactly this call was presented and consumed; otherwise the envelope to return. */
-  check(call: GatedCall): Promise<'granted' | ApprovalRequiredResult | ApprovalRejectedResult>;
+  check(
+    call: GatedCall,
+  ): Promise<'granted' | ApprovalRequiredResult | ApprovalRejectedResult | ApprovalUsedResult>;
   approve(approvalId: string, options?: ApprovalDecisionOptions): Promise<ApprovalGrant>;
   reject(approvalId: string, options?: ApprovalDecisionOptions): Promise<void>;
   getRequest(
@@ -75,10 +84,27 @@ function owns(principal: ApprovalPrincipal, record: ApprovalRecord): boolean {
   );
 }
 
-const bindingKeyOf = (tool: string, digest: string, account: string, session: string): string =>
+const bindingKeyOf = (
+  tool: string,
+  digest: string,
+  account: string,
+  session: string,
+  callId: string | undefined,
+): string =>
   createHash('sha256')
-    .update(JSON.stringify([tool, digest, account, session]))
+    .update(JSON.stringify([tool, digest, account, session, ...(callId ? [callId] : [])]))
     .digest('hex');
+
+/** The answer to a replayed call whose approval was already decided and handled. */
+function alreadyHandled(tool: Tool, callId: string): ApprovalUsedResult {
+  return {
+    ok: false,
+    approval_required: false,
+    error_type: 'approval_already_used',
+    error_message: `This call to ${tool.name} (tool call ${echoValue(callId, 80)}) was already decided and handled once; a replayed call is not run again.`,
+    tool_name: tool.name,
+  };
+}
 
 function requestOf(record: ApprovalRecord): ApprovalRequest {
   return {
@@ -153,7 +179,7 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
   ): Promise<ApprovalRecord | undefined> => {
     if (typeof approvalId !== 'string' || !APPROVAL_ID.test(approvalId)) return undefined;
     const record = await store.get(approvalId);
-    if (!record || record.expiresAt <= Date.now()) return undefined;
+    if (!record || record.status === 'consumed' || record.expiresAt <= Date.now()) return undefined;
     return owns(principalOf(principal), record) ? record : undefined;
   };
 
@@ -180,8 +206,19 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
           return 'granted';
         }
       }
-      const bindingKey = bindingKeyOf(tool.name, digest, account, session);
+      const bindingKey = bindingKeyOf(
+        tool.name,
+        digest,
+        account,
+        session,
+        call.callIdGiven ? call.callId : undefined,
+      );
       let record = await store.findOpen(bindingKey, now);
+      if (record?.status === 'consumed') {
+        // The tombstone of this very tool call: it already ran (or its rejection was reported).
+        if (call.callIdGiven) return alreadyHandled(tool, call.callId);
+        record = undefined;
+      }
       if (record?.status === 'rejected') {
         const consumed = await store.transition(record.id, 'rejected', 'consumed');
         if (consumed) {

@@ -61,11 +61,18 @@ export interface ApprovalStore {
   create(record: ApprovalRecord): Promise<void>;
   /** The record with this id, if any (expired ones may be returned; callers check `expiresAt`). */
   get(id: string): Promise<ApprovalRecord | undefined>;
-  /** The newest unexpired record with this binding key whose status is not `consumed`. */
+  /**
+   * The newest unexpired record with this binding key, whatever its status — a `consumed` one too:
+   * it is the tombstone that tells a replayed call (same tool call id) that it already ran.
+   */
   findOpen(bindingKey: string, now: number): Promise<ApprovalRecord | undefined>;
   /**
    * Atomically moves a record from `from` to `to`, applying `patch`. Returns the updated
    * record, or `undefined` when the record is missing or not in status `from`.
+   *
+   * A record moved to `consumed` stays until it expires as a tombstone: without its arguments
+   * (`{}`, `argumentsChars` 0), counted in its quotas but dropped before any other record when
+   * room is needed.
    */
   transition(
     id: string,
@@ -185,6 +192,7 @@ export function createInMemoryApprovalStore(
 
   const droppable = (record: ApprovalRecord, at: number): boolean =>
     record.expiresAt <= at || record.status !== 'approved';
+  const isTombstone = (id: string): boolean => records.get(id)?.status === 'consumed';
 
   /** Drops the bucket's oldest droppable records until `incoming` fits; false when it cannot. */
   const makeRoom = (found: Bucket | undefined, quota: ApprovalQuota, incoming: number): boolean => {
@@ -193,10 +201,14 @@ export function createInMemoryApprovalStore(
     const fits = (): boolean =>
       found.ids.size + 1 <= quota.maxRecords && found.chars + incoming <= quota.maxChars;
     if (fits()) return true;
-    // Expired ones first, then the oldest undecided ones.
+    // Expired ones first, then tombstones, then the oldest undecided ones.
     for (const id of [...found.ids]) {
       const record = records.get(id);
       if (record && record.expiresAt <= at) remove(id);
+    }
+    for (const id of [...found.ids]) {
+      if (fits()) break;
+      if (isTombstone(id)) remove(id);
     }
     for (const id of [...found.ids]) {
       if (fits()) break;
@@ -250,16 +262,21 @@ export function createInMemoryApprovalStore(
     async findOpen(bindingKey, at) {
       const id = byBinding.get(bindingKey);
       const record = id === undefined ? undefined : records.get(id);
-      if (!record || record.status === 'consumed' || record.expiresAt <= at) return undefined;
+      if (!record || record.expiresAt <= at) return undefined;
       return record;
     },
     async transition(id, from, to, patch = {}) {
       const record = records.get(id);
       if (!record || record.status !== from) return undefined;
       const next: ApprovalRecord = Object.freeze({ ...record, ...patch, status: to });
-      // A consumed record can never be used again: dropping it frees its quota at once.
-      if (to === 'consumed') remove(id);
-      else records.set(id, next);
+      if (to === 'consumed') {
+        // A tombstone until it expires: it keeps no arguments, so it frees their quota at once.
+        const freed = record.argumentsChars;
+        totalChars -= freed;
+        for (const found of [accounts.get(record.accountId), sessions.get(sessionKey(record))])
+          if (found) found.chars -= freed;
+        records.set(id, Object.freeze({ ...next, arguments: {}, argumentsChars: 0 }));
+      } else records.set(id, next);
       return next;
     },
   };

@@ -454,6 +454,63 @@ describe('approvals cannot be forged', () => {
     ).toBe(true);
   });
 
+  it('a replay of the same tool call (same call id) after its approval was used does not run again', async () => {
+    const calls: unknown[] = [];
+    const tool = writeTool(calls);
+    const store = createInMemoryApprovalStore();
+    const gateway = createToolGateway({ env, approvalStore: store });
+    const args = { path: 'a', content: 'b' };
+    const first = await gateway.invoke(tool, args, { callId: 'call_A' });
+    if (!isApprovalRequired(first)) throw new Error('expected approval_required');
+    const grant = await gateway.approve(first.approval_request.id);
+    expect(await gateway.invoke(tool, args, { callId: 'call_A', approval: grant })).toMatchObject({
+      ok: true,
+    });
+    // The resumed checkpoint replays the call: with or without the used grant, it does not run.
+    for (const approval of [undefined, grant]) {
+      expect(
+        await gateway.invoke(tool, args, { callId: 'call_A', ...(approval ? { approval } : {}) }),
+      ).toMatchObject({ ok: false, error_type: 'approval_already_used', tool_name: 'write_note' });
+    }
+    expect(calls).toHaveLength(1);
+    // The tombstone keeps no arguments, and the request can no longer be looked at or decided.
+    expect((await store.get(first.approval_request.id))?.arguments).toEqual({});
+    expect(await gateway.getApprovalRequest(first.approval_request.id)).toBeUndefined();
+    await expect(gateway.approve(first.approval_request.id)).rejects.toMatchObject({
+      code: 'approval_not_found',
+    });
+    // A new call (another call id), or a call without an id, asks afresh.
+    expect(isApprovalRequired(await gateway.invoke(tool, args, { callId: 'call_B' }))).toBe(true);
+    expect(isApprovalRequired(await gateway.invoke(tool, args))).toBe(true);
+    // A rejection reported once is not reported as a fresh request on replay either.
+    const asked = await gateway.invoke(tool, { path: 'r', content: 'r' }, { callId: 'call_R' });
+    if (!isApprovalRequired(asked)) throw new Error('expected approval_required');
+    await gateway.reject(asked.approval_request.id, { reason: 'no' });
+    expect(
+      await gateway.invoke(tool, { path: 'r', content: 'r' }, { callId: 'call_R' }),
+    ).toMatchObject({ error_type: 'approval_rejected' });
+    expect(
+      await gateway.invoke(tool, { path: 'r', content: 'r' }, { callId: 'call_R' }),
+    ).toMatchObject({ error_type: 'approval_already_used' });
+    expect(calls).toHaveLength(1);
+  });
+
+  it('tombstones are dropped before undecided requests when a session is full', async () => {
+    const store = createInMemoryApprovalStore({ perSession: { maxRecords: 2 } });
+    const gateway = createToolGateway({ env, approvalStore: store });
+    const tool = writeTool();
+    const used = await gateway.invoke(tool, { path: 'u', content: 'u' }, { callId: 'c1' });
+    if (!isApprovalRequired(used)) throw new Error('expected approval_required');
+    const grant = await gateway.approve(used.approval_request.id);
+    await gateway.invoke(tool, { path: 'u', content: 'u' }, { callId: 'c1', approval: grant });
+    const waiting = await gateway.invoke(tool, { path: 'w', content: 'w' }, { callId: 'c2' });
+    const third = await gateway.invoke(tool, { path: 't', content: 't' }, { callId: 'c3' });
+    if (!isApprovalRequired(waiting) || !isApprovalRequired(third))
+      throw new Error('expected approval_required');
+    expect(await store.get(used.approval_request.id)).toBeUndefined();
+    expect(await store.get(waiting.approval_request.id)).toMatchObject({ status: 'pending' });
+  });
+
   it('rejects a short secret', () => {
     expect(() => createToolGateway({ env: { KSADK_APPROVAL_SECRET: 'short' } })).toThrowError(
       /at least 16 bytes/,

@@ -60,6 +60,7 @@ function outcomeOf(result: ToolResult): ToolCallOutcome {
     case 'invalid_arguments':
     case 'approval_required':
     case 'approval_rejected':
+    case 'approval_already_used':
       return result['error_type'];
     case 'tool_timeout':
       return 'timeout';
@@ -226,10 +227,17 @@ export function createToolGateway(options: ToolGatewayOptions = {}): ToolGateway
         args: validation.value,
         context,
         callId,
+        callIdGiven: options.callId !== undefined,
         approval: options.approval,
       });
       if (decision !== 'granted') {
-        trace?.approval(decision.error_type === 'approval_rejected' ? 'rejected' : 'required');
+        trace?.approval(
+          decision.error_type === 'approval_required'
+            ? 'required'
+            : decision.error_type === 'approval_rejected'
+              ? 'rejected'
+              : 'replayed',
+        );
         return decision as unknown as ToolResult;
       }
       trace?.approval('approved');

@@ -15,6 +15,7 @@ export type ToolCallOutcome =
   | 'invalid_arguments'
   | 'approval_required'
   | 'approval_rejected'
+  | 'approval_already_used'
   | 'timeout'
   | 'aborted';
 

@@ -73,6 +73,15 @@ export interface ApprovalRejectedResult {
   reason: string;
 }
 
+/** A replayed call (same tool call id) whose approval was already decided and handled: it is not run again. */
+export interface ApprovalUsedResult {
+  ok: false;
+  approval_required: false;
+  error_type: 'approval_already_used';
+  error_message: string;
+  tool_name: string;
+}
+
 /** True when `value` is an `approval_required` envelope. */
 export function isApprovalRequired(value: unknown): value is ApprovalRequiredResult {
   return (

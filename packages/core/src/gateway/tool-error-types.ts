@@ -8,6 +8,7 @@ export const TOOL_ERROR_TYPES = {
   invalid_arguments: 'fix',
   approval_required: 'no',
   approval_rejected: 'no',
+  approval_already_used: 'no',
   approval_not_found: 'no',
   approval_quota_exceeded: 'no',
   tool_timeout: 'retry',
@@ -18,6 +19,8 @@ export const TOOL_ERROR_TYPES = {
   invalid_config: 'no',
   unsupported: 'no',
   invalid_tool: 'no',
+  invalid_state: 'no',
+  store_unavailable: 'retry',
   // Catalogue: dispatcher and tool_search (the Python contract's names)
   unknown_tool: 'fix',
   unknown_action: 'fix',

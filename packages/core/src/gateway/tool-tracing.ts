@@ -5,8 +5,11 @@ import { lazyRequire } from '../util/lazy-require.js';
 import { redactDeep } from '../util/redact.js';
 import type { ToolResult } from './results.js';
 
-/** How a call met the approval gate, as recorded on its span (`ksadk.approval`). */
-export type TracedApproval = 'not_needed' | 'required' | 'approved' | 'rejected';
+/**
+ * How a call met the approval gate, as recorded on its span (`ksadk.approval`): `replayed` is a
+ * replay of a call whose approval was already used (it did not run again).
+ */
+export type TracedApproval = 'not_needed' | 'required' | 'approved' | 'rejected' | 'replayed';
 
 /**
  * Tracing options of the gateway. Spans follow the OpenTelemetry GenAI semantic conventions
