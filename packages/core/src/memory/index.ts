@@ -16,6 +16,15 @@ export type {
   ScoredMemory,
 } from './memory-backend.js';
 export {
+  type IndexedMemory,
+  indexMemory,
+  MEMORY_QUERY_MAX_CHARS,
+  MEMORY_QUERY_MAX_TERMS,
+  memoryQueryTerms,
+  memoryTerms,
+  rankMemories,
+} from './memory-ranking.js';
+export {
   createFileMemoryBackend,
   createInMemoryMemoryBackend,
   type MemoryStoreLimits,
