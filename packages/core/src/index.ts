@@ -49,6 +49,12 @@ export {
   type InMemoryApprovalStoreOptions,
 } from './gateway/approval-store.js';
 export {
+  APPROVAL_STORE_ENV,
+  type ApprovalStoreChoice,
+  approvalStoreChoice,
+  approvalStoreFromEnv,
+} from './gateway/approval-store-from-env.js';
+export {
   type ApprovalDecisionOptions,
   type ApprovalPrincipal,
   createToolGateway,

@@ -1,8 +1,10 @@
 import { checkOptions } from '../errors/check-options.js';
+import { approvalStoreFromEnv } from '../gateway/approval-store-from-env.js';
 import { createToolGateway } from '../gateway/create-tool-gateway.js';
 import type { ToolGateway } from '../gateway/gateway-types.js';
 import { loadMcpToolsetsFromEnv } from '../mcp/load-mcp-toolsets.js';
 import { MCP_ENV } from '../mcp/mcp-config.js';
+import type { SharedMemoryBackend } from '../memory/shared-memory-backend.js';
 import type { Tool } from '../tool/tool.js';
 import { MEMORY_ENV, memoryToolsetFromEnv } from '../toolsets/memory/index.js';
 import {
@@ -16,7 +18,10 @@ import { createToolCatalog, isToolCatalog, type ToolCatalog } from './tool-catal
 
 /** Options for {@link loadAgentTools}: what to assemble, the gateway, and the environment. */
 export interface LoadAgentToolsOptions extends AssembleAgentToolsOptions {
-  /** The gateway every call goes through. @default `createToolGateway({ env })` */
+  /**
+   * The gateway every call goes through.
+   * @default `createToolGateway({ env })`, on the shared store `KSADK_APPROVAL_STORE` names (opened here, closed by `close()`)
+   */
   gateway?: ToolGateway;
   /**
    * Fill every source left out of the options from its environment variables — built-ins
@@ -74,7 +79,15 @@ export async function loadAgentTools(options: LoadAgentToolsOptions = {}): Promi
     "loadAgentTools() (and the adapters' loaders)",
   );
   const { gateway: given, environment = true, env = process.env, ...assemble } = options;
-  const gateway = given ?? createToolGateway({ env });
+  // A shared approval store named by KSADK_APPROVAL_STORE is opened here, and closed by close().
+  const ownStore = given ? undefined : await approvalStoreFromEnv(env);
+  let gateway: ToolGateway;
+  try {
+    gateway = given ?? createToolGateway({ env, ...(ownStore ? { approvalStore: ownStore } : {}) });
+  } catch (error) {
+    await ownStore?.close?.();
+    throw error;
+  }
   const warnings: string[] = [];
   const overridden = (option: string, variables: readonly string[]): void => {
     for (const name of variables)
@@ -91,11 +104,24 @@ export async function loadAgentTools(options: LoadAgentToolsOptions = {}): Promi
   if (assemble.builtins !== undefined) overridden('builtins', Object.values(BUILTIN_TOOLS_ENV));
   else if (!environment) options_.builtins = false;
 
-  if (assemble.memory !== undefined) overridden('memory', [MEMORY_ENV.backend, MEMORY_ENV.dir]);
+  let ownMemory: SharedMemoryBackend | undefined;
+  if (assemble.memory !== undefined)
+    overridden('memory', [MEMORY_ENV.backend, MEMORY_ENV.dir, MEMORY_ENV.url]);
   else if (environment) {
     const memory = memoryToolsetFromEnv({ env });
     warnings.push(...memory.problems);
     if (memory.tools.length > 0) options_.memory = memory.tools;
+    // A server-backed memory connects now, so a missing package or server fails the load, not a call.
+    if (memory.memory && 'ready' in memory.memory) {
+      ownMemory = memory.memory as SharedMemoryBackend;
+      try {
+        await ownMemory.ready();
+      } catch (error) {
+        await ownMemory.close();
+        await ownStore?.close?.();
+        throw error;
+      }
+    }
   }
 
   if (assemble.skills !== undefined) overridden('skills', [...SKILLS_ENV]);
@@ -121,6 +147,8 @@ export async function loadAgentTools(options: LoadAgentToolsOptions = {}): Promi
   } catch (error) {
     await fromEnvMcp?.close();
     await ownCatalog?.close();
+    await ownStore?.close?.();
+    await ownMemory?.close();
     throw error;
   }
   const all = Object.freeze([...warnings, ...assembly.warnings]);
@@ -133,6 +161,8 @@ export async function loadAgentTools(options: LoadAgentToolsOptions = {}): Promi
     close: async () => {
       await assembly.close();
       await ownCatalog?.close();
+      await ownStore?.close?.();
+      await ownMemory?.close();
     },
   };
 }

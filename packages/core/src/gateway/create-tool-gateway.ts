@@ -15,6 +15,7 @@ import { resolveApprovalKeys } from './approval-grant.js';
 import { type ApprovalMode, approvalModeFromEnv, parseApprovalMode } from './approval-mode.js';
 import { policyRequiresApproval } from './approval-policy.js';
 import { createInMemoryApprovalStore } from './approval-store.js';
+import { APPROVAL_STORE_ENV, approvalStoreChoice } from './approval-store-from-env.js';
 import type {
   ToolCallOptions,
   ToolCallOutcome,
@@ -158,6 +159,12 @@ export function createToolGateway(options: ToolGatewayOptions = {}): ToolGateway
     }
   };
 
+  if (!options.approvalStore && approvalStoreChoice(env).kind !== 'memory') {
+    throw new KsadkError(
+      'invalid_config',
+      `${APPROVAL_STORE_ENV} names a shared approval store, which createToolGateway cannot open by itself: pass approvalStore: await approvalStoreFromEnv() (the adapters' loaders do this for you).`,
+    );
+  }
   const store = options.approvalStore ?? createInMemoryApprovalStore();
   const approvals = createApprovalGate({
     store,

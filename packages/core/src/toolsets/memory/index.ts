@@ -9,15 +9,17 @@ import {
   createFileMemoryBackend,
   createInMemoryMemoryBackend,
 } from '../../memory/memory-stores.js';
+import { sharedMemoryBackend } from '../../memory/shared-memory-backend.js';
 import { defineTool } from '../../tool/define-tool.js';
 import type { Tool } from '../../tool/tool.js';
 import { localSessionDir } from '../../util/env.js';
-import { modelSafeErrorMessage } from '../../util/sanitize-message.js';
+import { echoValue, modelSafeErrorMessage } from '../../util/sanitize-message.js';
 
 /** The environment variables of the memory tools. */
 export const MEMORY_ENV = {
   backend: 'KSADK_LTM_BACKEND',
   dir: 'KSADK_LTM_DIR',
+  url: 'KSADK_LTM_URL',
   knowledgeBase: 'KSADK_KB_DATASET_ID',
 } as const;
 
@@ -174,8 +176,9 @@ export interface MemoryFromEnv {
 
 /**
  * Builds the memory tools from `KSADK_LTM_BACKEND` (`file` — JSON lines under
- * `KSADK_LTM_DIR`, default `<session dir>/../memory` — or `memory`) plus a knowledge base passed
- * in code. `KSADK_KB_DATASET_ID` without a knowledge base in code is reported: there is no
+ * `KSADK_LTM_DIR`, default `<session dir>/../memory` — `memory`, or `postgres` / `redis` on the
+ * server `KSADK_LTM_URL` names, through `@ksadk/postgres` / `@ksadk/redis`, opened on first use)
+ * plus a knowledge base passed in code. `KSADK_KB_DATASET_ID` without a knowledge base in code is reported: there is no
  * embedded client for remote datasets.
  *
  * @throws {KsadkError} `invalid_config` for an unknown backend name.
@@ -193,10 +196,19 @@ export function memoryToolsetFromEnv(
     memory = createFileMemoryBackend({ dir: path.resolve(dir) });
   } else if (requested === 'memory' || requested === 'in_memory') {
     memory = createInMemoryMemoryBackend();
+  } else if (requested === 'postgres' || requested === 'postgresql' || requested === 'redis') {
+    const url = env[MEMORY_ENV.url]?.trim();
+    if (!url) {
+      throw new KsadkError(
+        'invalid_config',
+        `${MEMORY_ENV.backend} is ${requested}, so ${MEMORY_ENV.url} must name the server (a ${requested === 'redis' ? 'redis://' : 'postgres://'} URL).`,
+      );
+    }
+    memory = sharedMemoryBackend(requested === 'redis' ? 'redis' : 'postgres', url);
   } else if (requested !== '') {
     throw new KsadkError(
       'invalid_config',
-      `${MEMORY_ENV.backend} must be one of file (aliases jsonl, local) or memory (alias in_memory); got "${env[MEMORY_ENV.backend]}".`,
+      `${MEMORY_ENV.backend} must be one of file (aliases jsonl, local), memory (alias in_memory), postgres (alias postgresql) or redis; got "${echoValue(env[MEMORY_ENV.backend] ?? '', 40)}".`,
     );
   }
   const dataset = env[MEMORY_ENV.knowledgeBase]?.trim();

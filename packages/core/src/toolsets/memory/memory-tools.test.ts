@@ -183,9 +183,17 @@ describe('memory tools', () => {
     expect(fromEnv.problems).toEqual([
       expect.stringContaining('KSADK_KB_DATASET_ID is set but no knowledge base client'),
     ]);
-    expect(() => memoryToolsetFromEnv({ env: { KSADK_LTM_BACKEND: 'redis' } })).toThrowError(
+    expect(() => memoryToolsetFromEnv({ env: { KSADK_LTM_BACKEND: 'mongodb' } })).toThrowError(
       /KSADK_LTM_BACKEND must be one of/,
     );
+    // A server-backed backend is named at once and opened on first use.
+    const shared = memoryToolsetFromEnv({
+      env: { KSADK_LTM_BACKEND: 'postgresql', KSADK_LTM_URL: 'postgres://u:pw@127.0.0.1:1/db' },
+    });
+    expect(shared.memory?.kind).toBe('postgres');
+    expect(() =>
+      memoryToolsetFromEnv({ env: { KSADK_LTM_BACKEND: 'redis', KSADK_LTM_URL: 'not a url' } }),
+    ).toThrowError(/KSADK_LTM_URL must be a connection URL/);
   });
 });
 
