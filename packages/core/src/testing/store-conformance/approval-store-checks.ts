@@ -110,7 +110,7 @@ function checksFor(makeStore: ApprovalStoreFactory, concurrency: number): Check[
       );
     }),
 
-    check('findOpen returns the newest open record of a binding key', {}, async (store, c) => {
+    check('findOpen returns the newest unexpired record of a binding key', {}, async (store, c) => {
       const first = approvalRecord({ bindingKey: 'binding-a' });
       await store.create(first);
       c.expectEqual(
@@ -138,8 +138,12 @@ function checksFor(makeStore: ApprovalStoreFactory, concurrency: number): Check[
         'an approved record is still open',
       );
       await store.transition(second.id, 'approved', 'consumed');
-      const after = await store.findOpen('binding-a', Date.now());
-      c.expect(after?.id !== second.id, 'a consumed record is not open');
+      const tombstone = await store.findOpen('binding-a', Date.now());
+      c.expectEqual(
+        tombstone && [tombstone.id, tombstone.status],
+        [second.id, 'consumed'],
+        'a consumed record is found as a tombstone until it expires',
+      );
     }),
 
     check('transition is a compare-and-set', {}, async (store, c) => {
@@ -182,10 +186,11 @@ function checksFor(makeStore: ApprovalStoreFactory, concurrency: number): Check[
         undefined,
         'a second consume',
       );
-      const gone = await store.get(record.id);
-      c.expect(
-        gone === undefined || gone.status === 'consumed',
-        `get after consume gave status ${gone?.status}`,
+      const tombstone = await store.get(record.id);
+      c.expectEqual(
+        tombstone && [tombstone.status, tombstone.arguments, tombstone.argumentsChars],
+        ['consumed', {}, 0],
+        'the tombstone keeps no arguments',
       );
       const rejected = approvalRecord();
       await store.create(rejected);
@@ -432,12 +437,6 @@ function checksFor(makeStore: ApprovalStoreFactory, concurrency: number): Check[
           'full store accepted',
         );
         c.expectEqual(await present(store, made), [true, true, true, true, true], 'records kept');
-        await approve(store, made[0]!);
-        await store.transition(made[0]!.id, 'approved', 'consumed');
-        c.expect(
-          !(await refused(store, approvalRecord({ accountId: 'acct_c' }))),
-          'a consumed grant did not free its place',
-        );
       },
     ),
 
@@ -471,6 +470,33 @@ function checksFor(makeStore: ApprovalStoreFactory, concurrency: number): Check[
         c.expect(
           !(await refused(store, approvalRecord({ accountId: 'acct_b', argumentsChars: 40 }))),
           'a request that fits was refused',
+        );
+      },
+    ),
+
+    check(
+      'tombstones free their characters at once and go before undecided requests',
+      { perSession: { maxRecords: 3, maxChars: 100 } },
+      async (store, c) => {
+        const [used, waiting] = await createAll(store, [
+          { argumentsChars: 60 },
+          { argumentsChars: 20 },
+        ]);
+        await approve(store, used!);
+        await store.transition(used!.id, 'approved', 'consumed');
+        const next = approvalRecord({ argumentsChars: 60 });
+        await store.create(next);
+        c.expectEqual(
+          await present(store, [used!, waiting!, next]),
+          [true, true, true],
+          'the consumed grant’s characters were freed without dropping anything',
+        );
+        const last = approvalRecord({ argumentsChars: 10 });
+        await store.create(last);
+        c.expectEqual(
+          await present(store, [used!, waiting!, next, last]),
+          [false, true, true, true],
+          'the tombstone went first',
         );
       },
     ),
@@ -518,11 +544,12 @@ function checksFor(makeStore: ApprovalStoreFactory, concurrency: number): Check[
 
 /**
  * The behaviour every {@link ApprovalStore} must have, checked against a real store: records
- * round-trip, `findOpen` finds the newest open request, `transition` is a compare-and-set (one
- * consume wins among many concurrent ones), records expire, and quotas per session, per account
+ * round-trip, `findOpen` finds the newest unexpired record of a binding key (a consumed one too:
+ * it stays as a tombstone without arguments until it expires), `transition` is a compare-and-set
+ * (one consume wins among many concurrent ones), records expire, and quotas per session, per account
  * and in total are kept the way the in-memory store keeps them (expired first, then the oldest
- * undecided requests of the same session or account; approved grants never; other accounts
- * never). Framework-neutral: call it from any test runner and assert the list is empty.
+ * undecided requests of the same session or account, tombstones before undecided requests;
+ * approved grants never; other accounts never). Framework-neutral: call it from any test runner and assert the list is empty.
  *
  * Each check makes its own store through `makeStore(quotas)`; give every store a fresh
  * namespace (key prefix, schema, …) so the checks do not see each other's records.

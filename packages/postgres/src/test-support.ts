@@ -1,0 +1,78 @@
+// For this package's tests only: the PostgreSQL server of the run, and a describe() that skips
+// loudly (or fails, when KSADK_TEST_SERVICES_REQUIRED=1) without one.
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { describe, inject, it } from 'vitest';
+
+const PACKAGE_DIR = fileURLToPath(new URL('..', import.meta.url));
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    postgresUrl: string;
+    serviceProblems: string[];
+    servicesRequired: boolean;
+  }
+}
+
+/** The URL of the run's PostgreSQL server, or '' when none could be started. */
+export const postgresUrl: string = inject('postgresUrl');
+
+/** A schema of its own for one test, so runs and tests never see each other's tables. */
+export const uniqueSchema = (): string =>
+  `ksadk_test_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
+
+/** `describe` when PostgreSQL is there; otherwise a loud skip, or a failure when services are required. */
+export function describeWithPostgres(name: string, body: () => void): void {
+  if (!postgresUrl) {
+    const why = `no PostgreSQL server for "${name}": ${inject('serviceProblems').join('; ') || 'none started'}`;
+    if (inject('servicesRequired')) {
+      describe(name, () => {
+        it('has a PostgreSQL server (KSADK_TEST_SERVICES_REQUIRED=1)', () => {
+          throw new Error(why);
+        });
+      });
+      return;
+    }
+    console.warn(`\n!!! SKIPPED ${why}. Install postgresql or set KSADK_TEST_POSTGRES_URL.\n`);
+  }
+  describe.skipIf(!postgresUrl)(name, body);
+}
+
+/** Runs a test fixture in its own `node` process (TypeScript sources through tsx). */
+export function runFixture(
+  name: string,
+  args: readonly string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const fixture = fileURLToPath(new URL(`./test-fixtures/${name}`, import.meta.url));
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['--conditions=@ksadk/source', '--import', 'tsx', fixture, ...args],
+      { cwd: PACKAGE_DIR, stdio: ['ignore', 'pipe', 'pipe'], timeout: 50_000 },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** A port nothing listens on. */
+export function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
