@@ -50,6 +50,17 @@ describeWithRedis('Redis memory backend', () => {
     expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
   });
 
+  it('an abort during a search rejects at once with the reason', async () => {
+    const memory = createRedisMemoryBackend({ client, keyPrefix: uniquePrefix() });
+    const scope = { accountId: 'a', userId: 'u' };
+    await memory.save(scope, { content: 'fact' });
+    const controller = new AbortController();
+    const reason = new Error('cancelled');
+    const pending = memory.search(scope, 'fact', 5, { signal: controller.signal });
+    controller.abort(reason);
+    await expect(pending).rejects.toBe(reason);
+  });
+
   it('refuses bad options', () => {
     expect(() => createRedisMemoryBackend({ client, maxRecordsPerScope: 0 })).toThrow(KsadkError);
     expect(() => createRedisMemoryBackend({ url: '' })).toThrow(/exactly one/);

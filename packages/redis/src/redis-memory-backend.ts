@@ -82,7 +82,12 @@ export function createRedisMemoryBackend(options: RedisMemoryBackendOptions): Re
       if (!(limit > 0)) return [];
       // One LRANGE: a consistent snapshot of the scope, at most `max` records.
       const key = keyOf(scope);
-      const texts = await guarded('read memories', timeoutMs, () => client.lrange(key, -max, -1));
+      const texts = await guarded(
+        'read memories',
+        timeoutMs,
+        () => client.lrange(key, -max, -1),
+        signal,
+      );
       signal?.throwIfAborted();
       const entries = await cache.index(key, texts, signal);
       return rankMemories(entries, query, limit, searchOptions);

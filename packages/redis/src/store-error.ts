@@ -11,27 +11,38 @@ function reasonOf(error: unknown): string {
 }
 
 /**
- * Runs one store operation against Redis, bounded by `timeoutMs`: driver errors and timeouts
- * become {@link KsadkError} `store_unavailable` (the message names the operation and the driver's
- * reason, never the URL or a password); KsADK's own errors pass through.
+ * Runs one store operation against Redis, bounded by `timeoutMs` and, when given, by `signal`
+ * (which rejects at once with its reason): driver errors and timeouts become {@link KsadkError}
+ * `store_unavailable` (the message names the operation and the driver's reason, never the URL or
+ * a password); KsADK's own errors pass through.
  */
 export async function guarded<T>(
   operation: string,
   timeoutMs: number,
   work: () => Promise<T>,
+  signal?: AbortSignal,
 ): Promise<T> {
+  signal?.throwIfAborted();
   let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
+  let onAbort: (() => void) | undefined;
+  const bounds = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    if (signal) {
+      onAbort = () => reject(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+    }
   });
+  const running = work();
   try {
-    return await Promise.race([work(), deadline]);
+    return await Promise.race([running, bounds]);
   } catch (error) {
-    if (KsadkError.isInstance(error)) throw error;
+    running.catch(() => {}); // it finishes (or fails) on its own; nobody waits for it
+    if (KsadkError.isInstance(error) || (signal?.aborted && error === signal.reason)) throw error;
     throw new KsadkError('store_unavailable', `Redis could not ${operation}: ${reasonOf(error)}`, {
       details: { store: 'redis', operation },
     });
   } finally {
     clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
   }
 }
