@@ -24,7 +24,7 @@ const FRAMEWORKS = ['@langchain/[^/]+', 'langchain', '@google/adk', '@google/gen
 const framework = FRAMEWORKS.join('|');
 const TEST_FILE = '\\.test(-d)?\\.[cm]?[jt]sx?$';
 const TEST_FIXTURES = '(^|/)test-fixtures/';
-const ADAPTER_SRC = '^packages/(langgraph|adk|openai)/src/';
+const ADAPTER_SRC = '^packages/(langgraph|adk|openai|redis|postgres)/src/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
