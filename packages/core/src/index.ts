@@ -25,6 +25,12 @@ export {
 export { checkOptions } from './errors/check-options.js';
 export { KsadkError, type KsadkErrorCode, type KsadkErrorOptions } from './errors/ksadk-error.js';
 export {
+  type RunStoreOperationOptions,
+  runStoreOperation,
+  type StoreOperation,
+  toStoreUnavailableError,
+} from './errors/store-unavailable.js';
+export {
   type ApprovalDecision,
   decideApproval,
   parseApprovalDecision,
@@ -34,18 +40,23 @@ export type { ApprovalMode } from './gateway/approval-mode.js';
 export { type ApprovalPause, approvalPauseFor } from './gateway/approval-pause.js';
 export { policyRequiresApproval } from './gateway/approval-policy.js';
 export {
+  type ApprovalQuota,
+  type ApprovalQuotaOptions,
+  type ApprovalQuotas,
+  DEFAULT_APPROVAL_QUOTAS,
+  resolveApprovalQuotas,
+} from './gateway/approval-quotas.js';
+export {
   type ApprovalRoundTripOptions,
   type ApprovalRoundTripOutcome,
   invokeWithApproval,
   PAUSED,
 } from './gateway/approval-round-trip.js';
 export {
-  type ApprovalQuota,
   type ApprovalRecord,
   type ApprovalStatus,
   type ApprovalStore,
   createInMemoryApprovalStore,
-  DEFAULT_APPROVAL_QUOTAS,
   type InMemoryApprovalStoreOptions,
 } from './gateway/approval-store.js';
 export {

@@ -1,4 +1,10 @@
-import { type ApprovalQuota, type ApprovalStore, checkOptions, KsadkError } from '@ksadk/core';
+import {
+  type ApprovalQuota,
+  type ApprovalStore,
+  checkOptions,
+  KsadkError,
+  resolveApprovalQuotas,
+} from '@ksadk/core';
 import type { PoolClient, QueryResult } from 'pg';
 import { type BucketUsage, planRoom } from './approval-room.js';
 import { type ApprovalRow, idKeyOf, keyOf, type RecordBody, recordOfRow } from './approval-rows.js';
@@ -30,13 +36,6 @@ export interface PostgresApprovalStore extends ApprovalStore {
   close(): Promise<void>;
 }
 
-// The same defaults as @ksadk/core's in-memory store (DEFAULT_APPROVAL_QUOTAS there).
-const DEFAULTS = {
-  perSession: { maxRecords: 100, maxChars: 16 * 1024 * 1024 },
-  perAccount: { maxRecords: 1000, maxChars: 64 * 1024 * 1024 },
-  total: { maxRecords: 50_000, maxChars: 512 * 1024 * 1024 },
-} as const;
-
 const OPTIONS = [
   'pool',
   'connectionString',
@@ -47,14 +46,6 @@ const OPTIONS = [
   'now',
   'timeoutMs',
 ] as const;
-
-const quotaOf = (
-  given: Partial<ApprovalQuota> | undefined,
-  fallback: ApprovalQuota,
-): ApprovalQuota => ({
-  maxRecords: Math.max(1, given?.maxRecords ?? fallback.maxRecords),
-  maxChars: Math.max(1, given?.maxChars ?? fallback.maxChars),
-});
 
 const refuse = (scope: string): KsadkError =>
   new KsadkError(
@@ -93,12 +84,10 @@ export function createPostgresApprovalStore(
   options: PostgresApprovalStoreOptions,
 ): PostgresApprovalStore {
   checkOptions(options, OPTIONS, 'createPostgresApprovalStore()');
-  for (const scope of ['perSession', 'perAccount', 'total'] as const)
-    checkOptions(
-      options[scope],
-      ['maxRecords', 'maxChars'],
-      `createPostgresApprovalStore({ ${scope} })`,
-    );
+  const { perSession, perAccount, total } = resolveApprovalQuotas(
+    options,
+    'createPostgresApprovalStore',
+  );
   const schema = schemaOf(options.schema, 'createPostgresApprovalStore()');
   const timeoutMs = options.timeoutMs ?? 10_000;
   if (!(timeoutMs > 0))
@@ -107,9 +96,6 @@ export function createPostgresApprovalStore(
       'createPostgresApprovalStore({ timeoutMs }) must be positive.',
     );
   const now = options.now ?? Date.now;
-  const perSession = quotaOf(options.perSession, DEFAULTS.perSession);
-  const perAccount = quotaOf(options.perAccount, DEFAULTS.perAccount);
-  const total = quotaOf(options.total, DEFAULTS.total);
   const connection = openPostgres(options, 'createPostgresApprovalStore()');
   const { pool } = connection;
   const ready = migrateOnce(pool, schema.name);

@@ -1,18 +1,10 @@
 import { checkOptions } from '@ksadk/core';
 import type { KnowledgeBase, KnowledgePassage, MemoryScope } from '@ksadk/core/memory';
 import { keyOf } from './approval-rows.js';
-import { migrateOnce } from './migrations.js';
-import { openPostgres, type PostgresConnectionOptions } from './postgres-connection.js';
-import { rankedSearch } from './ranked-search.js';
+import type { PostgresConnectionOptions } from './postgres-connection.js';
 import { schemaOf } from './schema-name.js';
-import { searchTextOf } from './search-terms.js';
-import { guarded } from './store-error.js';
-import {
-  type EmbedFunction,
-  type SearchMethod,
-  searchMethodOf,
-  vectorLiteral,
-} from './vector-support.js';
+import { openSearchTable } from './search-table.js';
+import type { EmbedFunction } from './vector-support.js';
 
 /** Options of {@link createPostgresKnowledgeBase}. */
 export interface PostgresKnowledgeBaseOptions extends PostgresConnectionOptions {
@@ -75,69 +67,63 @@ export function createPostgresKnowledgeBase(
     'createPostgresKnowledgeBase()',
   );
   const schema = schemaOf(options.schema, 'createPostgresKnowledgeBase()');
-  const timeoutMs = options.timeoutMs ?? 10_000;
   const { embed } = options;
-  const connection = openPostgres(options, 'createPostgresKnowledgeBase()');
-  const { pool } = connection;
-  const migrate = migrateOnce(pool, schema.name);
-  const table = `${schema.sql}.ksadk_knowledge`;
-  let method: Promise<SearchMethod> | undefined;
-  const ready = async (): Promise<SearchMethod> => {
-    await migrate();
-    method ??= searchMethodOf(pool, table, embed).catch((error: unknown) => {
-      method = undefined;
-      throw error;
-    });
-    return method;
-  };
+  const store = openSearchTable(
+    options,
+    schema,
+    'ksadk_knowledge',
+    'createPostgresKnowledgeBase()',
+  );
+  const { pool, table, ready } = store;
 
   return {
     kind: 'postgres',
     addDocuments: (owner, documents) =>
-      guarded('add knowledge documents', Math.max(timeoutMs, documents.length * 10), async () => {
-        const found = await ready();
-        const account = keyOf(typeof owner === 'string' ? owner : owner.accountId);
-        for (let start = 0; start < documents.length; start += BATCH) {
-          const batch = documents.slice(start, start + BATCH);
-          const texts = batch.map((document) =>
-            JSON.stringify({
-              text: String(document.text),
-              ...(document.source !== undefined ? { source: String(document.source) } : {}),
-            }),
-          );
-          const terms = batch.map((document) => searchTextOf(String(document.text)));
-          if (found.kind === 'vector' && embed) {
-            const vectors = await Promise.all(
-              batch.map(async (document) => vectorLiteral(await embed(String(document.text)))),
+      store.run(
+        'add knowledge documents',
+        async () => {
+          const found = await ready();
+          const account = keyOf(typeof owner === 'string' ? owner : owner.accountId);
+          for (let start = 0; start < documents.length; start += BATCH) {
+            const batch = documents.slice(start, start + BATCH);
+            const texts = batch.map((document) =>
+              JSON.stringify({
+                text: String(document.text),
+                ...(document.source !== undefined ? { source: String(document.source) } : {}),
+              }),
             );
-            await pool.query(
-              `INSERT INTO ${table} (account_key, document, search_text, embedding)
+            const indexed = await Promise.all(
+              batch.map((document) => store.indexOf(found, String(document.text))),
+            );
+            const terms = indexed.map((row) => row.searchText);
+            if (found.kind === 'vector' && embed) {
+              const vectors = indexed.map((row) => row.embedding);
+              await pool.query(
+                `INSERT INTO ${table} (account_key, document, search_text, embedding)
                SELECT $1, d, t, v::${found.type} FROM unnest($2::text[], $3::text[], $4::text[]) AS x(d, t, v)`,
-              [account, texts, terms, vectors],
-            );
-          } else {
-            await pool.query(
-              `INSERT INTO ${table} (account_key, document, search_text)
+                [account, texts, terms, vectors],
+              );
+            } else {
+              await pool.query(
+                `INSERT INTO ${table} (account_key, document, search_text)
                SELECT $1, d, t FROM unnest($2::text[], $3::text[]) AS x(d, t)`,
-              [account, texts, terms],
-            );
+                [account, texts, terms],
+              );
+            }
           }
-        }
-        return documents.length;
-      }),
+          return documents.length;
+        },
+        { timeoutMs: Math.max(store.timeoutMs, documents.length * 10) },
+      ),
     search: (query, { limit, scope }) =>
-      guarded('search the knowledge base', timeoutMs, async (): Promise<KnowledgePassage[]> => {
+      store.run('search the knowledge base', async (): Promise<KnowledgePassage[]> => {
         if (!(limit > 0)) return [];
-        const rows = await rankedSearch({
-          pool,
-          table,
+        const rows = await store.search({
           keyColumn: 'account_key',
           key: keyOf(scope.accountId),
           valueColumn: 'document',
           query,
           limit: Math.floor(limit),
-          method: await ready(),
-          embed,
           withoutTerms: 'none',
         });
         return rows.map((row) => {
@@ -146,6 +132,6 @@ export function createPostgresKnowledgeBase(
         });
       }),
     searchMethod: async () => (await ready()).kind,
-    close: () => connection.close(),
+    close: store.close,
   };
 }

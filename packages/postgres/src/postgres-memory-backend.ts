@@ -1,19 +1,15 @@
 import { checkOptions, KsadkError } from '@ksadk/core';
-import type { MemoryBackend, MemoryRecord } from '@ksadk/core/memory';
-import { keyOf } from './approval-rows.js';
-import { newMemoryRecord, parseMemoryRecord } from './memory-record.js';
-import { migrateOnce } from './migrations.js';
-import { openPostgres, type PostgresConnectionOptions } from './postgres-connection.js';
-import { rankedSearch } from './ranked-search.js';
-import { schemaOf } from './schema-name.js';
-import { searchTextOf } from './search-terms.js';
-import { guarded } from './store-error.js';
 import {
-  type EmbedFunction,
-  type SearchMethod,
-  searchMethodOf,
-  vectorLiteral,
-} from './vector-support.js';
+  type MemoryBackend,
+  type MemoryRecord,
+  newMemoryRecord,
+  parseMemoryRecord,
+} from '@ksadk/core/memory';
+import { keyOf } from './approval-rows.js';
+import type { PostgresConnectionOptions } from './postgres-connection.js';
+import { schemaOf } from './schema-name.js';
+import { openSearchTable } from './search-table.js';
+import type { EmbedFunction } from './vector-support.js';
 
 /** Options of {@link createPostgresMemoryBackend}. */
 export interface PostgresMemoryBackendOptions extends PostgresConnectionOptions {
@@ -73,40 +69,21 @@ export function createPostgresMemoryBackend(
       'invalid_config',
       'createPostgresMemoryBackend({ maxRecordsPerScope }) must be a positive whole number.',
     );
-  const timeoutMs = options.timeoutMs ?? 10_000;
-  const { embed } = options;
-  const connection = openPostgres(options, 'createPostgresMemoryBackend()');
-  const { pool } = connection;
-  const migrate = migrateOnce(pool, schema.name);
-  const table = `${schema.sql}.ksadk_memories`;
-  let method: Promise<SearchMethod> | undefined;
-  const ready = async (): Promise<SearchMethod> => {
-    await migrate();
-    method ??= searchMethodOf(pool, table, embed).catch((error: unknown) => {
-      method = undefined;
-      throw error;
-    });
-    return method;
-  };
+  const store = openSearchTable(options, schema, 'ksadk_memories', 'createPostgresMemoryBackend()');
+  const { pool, table, ready } = store;
 
   return {
     kind: 'postgres',
     save: (scope, entry) =>
-      guarded('save a memory', timeoutMs, async (): Promise<MemoryRecord> => {
+      store.run('save a memory', async (): Promise<MemoryRecord> => {
         const found = await ready();
         const record = newMemoryRecord(entry);
         const key = keyOf(scope.accountId, scope.userId);
-        const embedding =
-          found.kind === 'vector' && embed ? vectorLiteral(await embed(record.content)) : null;
+        const { searchText, embedding } = await store.indexOf(found, record.content);
         await pool.query(
           `INSERT INTO ${table} (scope_key, record, search_text${embedding ? ', embedding' : ''})
            VALUES ($1, $2, $3${embedding && found.kind === 'vector' ? `, $4::${found.type}` : ''})`,
-          [
-            key,
-            JSON.stringify(record),
-            searchTextOf(record.content),
-            ...(embedding ? [embedding] : []),
-          ],
+          [key, JSON.stringify(record), searchText, ...(embedding ? [embedding] : [])],
         );
         await pool.query(
           `DELETE FROM ${table} WHERE scope_key = $1 AND seq <= (
@@ -116,21 +93,16 @@ export function createPostgresMemoryBackend(
         return record;
       }),
     search: (scope, query, limit, searchOptions = {}) =>
-      guarded(
+      store.run(
         'search memories',
-        timeoutMs,
         async () => {
           if (!(limit > 0)) return [];
-          const rows = await rankedSearch({
-            pool,
-            table,
+          const rows = await store.search({
             keyColumn: 'scope_key',
             key: keyOf(scope.accountId, scope.userId),
             valueColumn: 'record',
             query,
             limit: Math.min(Math.floor(limit), max),
-            method: await ready(),
-            embed,
             withoutTerms: 'recent',
           });
           return rows.flatMap((row) => {
@@ -138,9 +110,9 @@ export function createPostgresMemoryBackend(
             return record ? [{ ...record, score: row.score }] : [];
           });
         },
-        searchOptions.signal,
+        { signal: searchOptions.signal },
       ),
     searchMethod: async () => (await ready()).kind,
-    close: () => connection.close(),
+    close: store.close,
   };
 }

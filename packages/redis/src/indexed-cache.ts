@@ -1,5 +1,4 @@
-import { type IndexedMemory, indexMemory } from '@ksadk/core/memory';
-import { parseMemoryRecord } from './memory-record.js';
+import { type IndexedMemory, indexMemory, parseMemoryRecord } from '@ksadk/core/memory';
 
 /** Characters of memory text kept indexed across searches, per backend. */
 const MAX_CACHED_CHARS = 32 * 1024 * 1024;

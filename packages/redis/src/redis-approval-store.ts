@@ -6,6 +6,7 @@ import {
   type ApprovalStore,
   checkOptions,
   KsadkError,
+  resolveApprovalQuotas,
 } from '@ksadk/core';
 import { CREATE_SCRIPT, FIND_OPEN_SCRIPT, TRANSITION_SCRIPT } from './approval-scripts.js';
 import { keyPrefixOf } from './key-prefix.js';
@@ -35,13 +36,6 @@ export interface RedisApprovalStore extends ApprovalStore {
   close(): Promise<void>;
 }
 
-// The same defaults as @ksadk/core's in-memory store (DEFAULT_APPROVAL_QUOTAS there).
-const DEFAULTS = {
-  perSession: { maxRecords: 100, maxChars: 16 * 1024 * 1024 },
-  perAccount: { maxRecords: 1000, maxChars: 64 * 1024 * 1024 },
-  total: { maxRecords: 50_000, maxChars: 512 * 1024 * 1024 },
-} as const;
-
 const OPTIONS = [
   'client',
   'url',
@@ -53,9 +47,10 @@ const OPTIONS = [
   'timeoutMs',
 ] as const;
 
-const quotaOf = (given: Partial<ApprovalQuota> | undefined, fallback: ApprovalQuota): string[] => [
-  String(Math.max(1, Math.floor(given?.maxRecords ?? fallback.maxRecords))),
-  String(Math.max(1, Math.floor(given?.maxChars ?? fallback.maxChars))),
+/** A quota as the create script reads it: whole numbers, as strings. */
+const quotaArgs = (quota: ApprovalQuota): string[] => [
+  String(Math.floor(quota.maxRecords)),
+  String(Math.floor(quota.maxChars)),
 ];
 
 const hash = (parts: readonly string[]): string =>
@@ -122,12 +117,10 @@ function recordOf(fields: readonly string[]): ApprovalRecord | undefined {
  */
 export function createRedisApprovalStore(options: RedisApprovalStoreOptions): RedisApprovalStore {
   checkOptions(options, OPTIONS, 'createRedisApprovalStore()');
-  for (const scope of ['perSession', 'perAccount', 'total'] as const)
-    checkOptions(
-      options[scope],
-      ['maxRecords', 'maxChars'],
-      `createRedisApprovalStore({ ${scope} })`,
-    );
+  const { perSession, perAccount, total } = resolveApprovalQuotas(
+    options,
+    'createRedisApprovalStore',
+  );
   const prefix = keyPrefixOf(options.keyPrefix, 'createRedisApprovalStore()');
   const timeoutMs = options.timeoutMs ?? 5_000;
   if (!(timeoutMs > 0))
@@ -136,11 +129,7 @@ export function createRedisApprovalStore(options: RedisApprovalStoreOptions): Re
       'createRedisApprovalStore({ timeoutMs }) must be positive.',
     );
   const now = options.now ?? Date.now;
-  const quotas = [
-    ...quotaOf(options.perSession, DEFAULTS.perSession),
-    ...quotaOf(options.perAccount, DEFAULTS.perAccount),
-    ...quotaOf(options.total, DEFAULTS.total),
-  ];
+  const quotas = [...quotaArgs(perSession), ...quotaArgs(perAccount), ...quotaArgs(total)];
   const connection = openRedis(options, 'createRedisApprovalStore()');
   const client = connection.client;
   const commands = client as unknown as ApprovalCommands;

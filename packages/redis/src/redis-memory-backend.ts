@@ -1,9 +1,13 @@
 import { createHash } from 'node:crypto';
 import { checkOptions, KsadkError } from '@ksadk/core';
-import { type MemoryBackend, type MemoryScope, rankMemories } from '@ksadk/core/memory';
+import {
+  type MemoryBackend,
+  type MemoryScope,
+  newMemoryRecord,
+  rankMemories,
+} from '@ksadk/core/memory';
 import { createIndexedCache } from './indexed-cache.js';
 import { keyPrefixOf } from './key-prefix.js';
-import { newMemoryRecord } from './memory-record.js';
 import { openRedis, type RedisConnectionOptions } from './redis-connection.js';
 import { guarded } from './store-error.js';
 

@@ -1,6 +1,9 @@
 import { checkOptions } from '../errors/check-options.js';
 import { KsadkError } from '../errors/ksadk-error.js';
 import type { RiskLevel } from '../tool/policy.js';
+import { type ApprovalQuota, resolveApprovalQuotas } from './approval-quotas.js';
+
+export type { ApprovalQuota } from './approval-quotas.js';
 
 /** Where an approval request is in its life. */
 export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'consumed';
@@ -82,14 +85,6 @@ export interface ApprovalStore {
   ): Promise<ApprovalRecord | undefined>;
 }
 
-/** Limits of one account, one session, or the whole store. */
-export interface ApprovalQuota {
-  /** Open records (pending, approved or rejected-but-unreported) at most. */
-  readonly maxRecords: number;
-  /** Total argument size of those records, in characters. */
-  readonly maxChars: number;
-}
-
 /** Options for {@link createInMemoryApprovalStore}. */
 export interface InMemoryApprovalStoreOptions {
   /** Per session. @default 100 records, 16 MiB */
@@ -102,26 +97,11 @@ export interface InMemoryApprovalStoreOptions {
   now?: () => number;
 }
 
-/** The default quotas of {@link createInMemoryApprovalStore}. */
-export const DEFAULT_APPROVAL_QUOTAS = Object.freeze({
-  perSession: Object.freeze({ maxRecords: 100, maxChars: 16 * 1024 * 1024 }),
-  perAccount: Object.freeze({ maxRecords: 1000, maxChars: 64 * 1024 * 1024 }),
-  total: Object.freeze({ maxRecords: 50_000, maxChars: 512 * 1024 * 1024 }),
-});
-
 /** Records of one scope, oldest first, with their total size. */
 interface Bucket {
   readonly ids: Set<string>;
   chars: number;
 }
-
-const quotaOf = (
-  given: Partial<ApprovalQuota> | undefined,
-  fallback: ApprovalQuota,
-): ApprovalQuota => ({
-  maxRecords: Math.max(1, given?.maxRecords ?? fallback.maxRecords),
-  maxChars: Math.max(1, given?.maxChars ?? fallback.maxChars),
-});
 
 /**
  * The default {@link ApprovalStore}: bounded maps in this process, with quotas per session, per
@@ -145,15 +125,10 @@ export function createInMemoryApprovalStore(
     ['perSession', 'perAccount', 'total', 'now'],
     'createInMemoryApprovalStore()',
   );
-  for (const scope of ['perSession', 'perAccount', 'total'] as const)
-    checkOptions(
-      options[scope],
-      ['maxRecords', 'maxChars'],
-      `createInMemoryApprovalStore({ ${scope} })`,
-    );
-  const perSession = quotaOf(options.perSession, DEFAULT_APPROVAL_QUOTAS.perSession);
-  const perAccount = quotaOf(options.perAccount, DEFAULT_APPROVAL_QUOTAS.perAccount);
-  const total = quotaOf(options.total, DEFAULT_APPROVAL_QUOTAS.total);
+  const { perSession, perAccount, total } = resolveApprovalQuotas(
+    options,
+    'createInMemoryApprovalStore',
+  );
   const now = options.now ?? Date.now;
   const records = new Map<string, ApprovalRecord>();
   const byBinding = new Map<string, string>();

@@ -24,6 +24,7 @@ export {
   memoryTerms,
   rankMemories,
 } from './memory-ranking.js';
+export { newMemoryRecord, parseMemoryRecord } from './memory-record.js';
 export {
   createFileMemoryBackend,
   createInMemoryMemoryBackend,

@@ -3,11 +3,12 @@ import { mkdir, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { checkOptions } from '../errors/check-options.js';
 import { reserveDirectory } from '../util/reserved-dirs.js';
-import type { MemoryBackend, MemoryRecord, MemoryScope } from './memory-backend.js';
+import type { MemoryBackend, MemoryScope } from './memory-backend.js';
 import { memoryFileOf } from './memory-file.js';
 import { createMemoryFileIndex, type MemoryFileIndex } from './memory-file-index.js';
 import { withMemoryFileLock } from './memory-file-lock.js';
 import { type IndexedMemory, indexMemory, rankMemories } from './memory-ranking.js';
+import { newMemoryRecord } from './memory-record.js';
 import { createTimeSlice } from './yield-to-event-loop.js';
 
 /** Limits shared by the embedded stores. */
@@ -17,19 +18,6 @@ export interface MemoryStoreLimits {
 }
 
 const scopeKey = (scope: MemoryScope): string => JSON.stringify([scope.accountId, scope.userId]);
-
-function newRecord(entry: Parameters<MemoryBackend['save']>[1]): MemoryRecord {
-  return {
-    id: `mem_${randomUUID().replaceAll('-', '')}`,
-    content: entry.content,
-    created_at: new Date().toISOString(),
-    ...(entry.sessionId ? { session_id: entry.sessionId } : {}),
-    ...(entry.agentId ? { agent_id: entry.agentId } : {}),
-    ...(entry.metadata && Object.keys(entry.metadata).length > 0
-      ? { metadata: entry.metadata }
-      : {}),
-  };
-}
 
 /**
  * Memories in this process only (for tests and short-lived agents). Records are indexed when
@@ -47,7 +35,7 @@ export function createInMemoryMemoryBackend(limits: MemoryStoreLimits = {}): Mem
   return {
     kind: 'memory',
     async save(scope, entry) {
-      const record = newRecord(entry);
+      const record = newMemoryRecord(entry);
       const records = scopes.get(scopeKey(scope)) ?? [];
       records.push(indexMemory(record));
       if (records.length > max) records.splice(0, records.length - max);
@@ -174,7 +162,7 @@ export function createFileMemoryBackend(
         await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
         return withMemoryFileLock(file, async (held) => {
           // Stamped under the lock: file order and creation order agree across processes.
-          const record = newRecord(entry);
+          const record = newMemoryRecord(entry);
           await appendLine(file, JSON.stringify(record));
           const entries = await index.read(file);
           if (entries.length > max) await compact(file, entries.slice(-max), held, index);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { MemoryEntry, MemoryRecord } from '@ksadk/core/memory';
+import type { MemoryEntry, MemoryRecord } from './memory-backend.js';
 
 /** A JSON copy of `value` without any `__proto__` key at any depth. */
 function cleanJson(value: Record<string, unknown>): Record<string, unknown> {
@@ -8,9 +8,27 @@ function cleanJson(value: Record<string, unknown>): Record<string, unknown> {
   ) as Record<string, unknown>;
 }
 
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
 /**
- * The record a save stores: a fresh `mem_` id, the time, the entry's fields; metadata as a JSON
- * copy without `__proto__` keys (what is stored is exactly what is returned).
+ * The record a {@link MemoryBackend} saves for `entry`, built as every KsADK backend builds it (for
+ * authors of other backends): a fresh `mem_` + 32 hex id, the current time as ISO 8601, the
+ * entry's content, session and agent; its metadata as a JSON copy without `__proto__` keys at any
+ * depth (left out when empty), so what a backend stores is exactly what `save` returns.
+ *
+ * @example
+ * ```ts
+ * const backend: MemoryBackend = {
+ *   kind: 'kv',
+ *   async save(scope, entry) {
+ *     const record = newMemoryRecord(entry);
+ *     await kv.append(JSON.stringify([scope.accountId, scope.userId]), JSON.stringify(record));
+ *     return record;
+ *   },
+ *   search: async () => [],
+ * };
+ * ```
  */
 export function newMemoryRecord(entry: MemoryEntry): MemoryRecord {
   const metadata = entry.metadata ? cleanJson(entry.metadata) : undefined;
@@ -24,12 +42,18 @@ export function newMemoryRecord(entry: MemoryEntry): MemoryRecord {
   };
 }
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /**
- * A stored record read back: only its known fields, `__proto__` keys dropped; `undefined` for
- * anything that is not a memory record (skipped by the caller).
+ * A stored record read back (the JSON text of a {@link newMemoryRecord} record): a fresh object of
+ * the known fields only, `__proto__` keys dropped at any depth. Anything that is not a memory
+ * record — text that is not JSON, JSON that is not an object, an object without string `id`,
+ * `content` and `created_at` — gives `undefined`, for the caller to skip.
+ *
+ * @example
+ * ```ts
+ * parseMemoryRecord('{"id":"mem_1","content":"Likes tea","created_at":"2025-01-01T00:00:00.000Z"}');
+ * // { id: 'mem_1', content: 'Likes tea', created_at: '2025-01-01T00:00:00.000Z' }
+ * parseMemoryRecord('null'); // undefined
+ * ```
  */
 export function parseMemoryRecord(text: string): MemoryRecord | undefined {
   let value: unknown;

@@ -1,0 +1,70 @@
+import { checkOptions } from '../errors/check-options.js';
+
+/** Limits of one account, one session, or the whole store. */
+export interface ApprovalQuota {
+  /** Open records (pending, approved or rejected-but-unreported) at most. */
+  readonly maxRecords: number;
+  /** Total argument size of those records, in characters. */
+  readonly maxChars: number;
+}
+
+/** The quota options every KsADK approval store takes, each limit optional. */
+export interface ApprovalQuotaOptions {
+  /** Per session. @default 100 records, 16 MiB */
+  perSession?: Partial<ApprovalQuota>;
+  /** Per account (all its sessions). @default 1000 records, 64 MiB */
+  perAccount?: Partial<ApprovalQuota>;
+  /** The whole store. @default 50000 records, 512 MiB */
+  total?: Partial<ApprovalQuota>;
+}
+
+/** An approval store's quotas, every limit resolved. */
+export interface ApprovalQuotas {
+  readonly perSession: ApprovalQuota;
+  readonly perAccount: ApprovalQuota;
+  readonly total: ApprovalQuota;
+}
+
+/** The default quotas of {@link createInMemoryApprovalStore}. */
+export const DEFAULT_APPROVAL_QUOTAS = Object.freeze({
+  perSession: Object.freeze({ maxRecords: 100, maxChars: 16 * 1024 * 1024 }),
+  perAccount: Object.freeze({ maxRecords: 1000, maxChars: 64 * 1024 * 1024 }),
+  total: Object.freeze({ maxRecords: 50_000, maxChars: 512 * 1024 * 1024 }),
+});
+
+const quotaOf = (
+  given: Partial<ApprovalQuota> | undefined,
+  fallback: ApprovalQuota,
+): ApprovalQuota => ({
+  maxRecords: Math.max(1, given?.maxRecords ?? fallback.maxRecords),
+  maxChars: Math.max(1, given?.maxChars ?? fallback.maxChars),
+});
+
+/**
+ * An approval store's quota options checked and resolved, as every KsADK approval store does it
+ * (for authors of other stores): each of `perSession`, `perAccount` and `total` may hold only
+ * `maxRecords` and `maxChars` (anything else is refused, naming `factory` and the scope); a limit
+ * left out takes its {@link DEFAULT_APPROVAL_QUOTAS} value, and every limit is at least 1.
+ *
+ * @param factory - The store's factory, named in errors (`'createRedisApprovalStore'`).
+ * @throws {KsadkError} `invalid_config` for an unknown key in a quota.
+ *
+ * @example
+ * ```ts
+ * const quotas = resolveApprovalQuotas({ perSession: { maxRecords: 20 } }, 'createKvApprovalStore');
+ * // quotas.perSession: { maxRecords: 20, maxChars: 16777216 }
+ * // quotas.perAccount: DEFAULT_APPROVAL_QUOTAS.perAccount's limits
+ * ```
+ */
+export function resolveApprovalQuotas(
+  options: ApprovalQuotaOptions,
+  factory: string,
+): ApprovalQuotas {
+  for (const scope of ['perSession', 'perAccount', 'total'] as const)
+    checkOptions(options[scope], ['maxRecords', 'maxChars'], `${factory}({ ${scope} })`);
+  return {
+    perSession: quotaOf(options.perSession, DEFAULT_APPROVAL_QUOTAS.perSession),
+    perAccount: quotaOf(options.perAccount, DEFAULT_APPROVAL_QUOTAS.perAccount),
+    total: quotaOf(options.total, DEFAULT_APPROVAL_QUOTAS.total),
+  };
+}
