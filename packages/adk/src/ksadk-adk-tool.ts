@@ -2,6 +2,7 @@ import { BaseTool, type Context, type RunAsyncToolRequest } from '@google/adk';
 import type { FunctionDeclaration } from '@google/genai';
 import {
   type ApprovalPause,
+  describeMediaInResult,
   failedResult,
   invokeWithApproval,
   PAUSED,
@@ -60,7 +61,8 @@ export class KsadkAdkTool extends BaseTool {
 
   override async runAsync(request: RunAsyncToolRequest): Promise<ToolResult> {
     try {
-      return await this.run(request);
+      // An ADK tool answers with one JSON object (the function response): media is described.
+      return describeMediaInResult(await this.run(request));
     } catch (error) {
       // One call's failure is that call's function response, never the whole turn's.
       return failedResult(error);

@@ -118,6 +118,14 @@ export type {
   ToolRunner,
   ZodTool,
 } from './tool/tool.js';
+export {
+  describeMediaInResult,
+  describeToolMedia,
+  MAX_INLINE_MEDIA_CHARS,
+  TOOL_MEDIA_FIELD,
+  type ToolMedia,
+  takeToolMedia,
+} from './tool/tool-media.js';
 export { canonicalDigest } from './util/canonical-json.js';
 export { redactSecrets, registerSecret } from './util/redact.js';
 export { reserveDirectory } from './util/reserved-dirs.js';

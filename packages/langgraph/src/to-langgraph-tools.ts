@@ -8,6 +8,7 @@ import {
   type Tool,
   type ToolGateway,
   type ToolResult,
+  takeToolMedia,
 } from '@ksadk/core';
 import { langChainToolSchema } from '@ksadk/core/schema';
 import {
@@ -67,6 +68,28 @@ async function runThroughGateway(
 }
 
 /**
+ * The tool message content: the result as JSON text, and its images and sounds as LangChain's
+ * standard content blocks (`{ type: 'image' | 'audio', mimeType, data }`) that chat model
+ * integrations turn into their provider's multimodal parts — never base64 inside the text.
+ */
+function toolMessageContent(
+  result: ToolResult,
+):
+  | string
+  | (
+      | { type: 'text'; text: string }
+      | { type: 'image' | 'audio'; mimeType: string; data: string }
+    )[] {
+  const { result: rest, media } = takeToolMedia(result);
+  const text = JSON.stringify(rest);
+  if (media.length === 0) return text;
+  return [
+    { type: 'text', text },
+    ...media.map((part) => ({ type: part.type, mimeType: part.mime_type, data: part.data })),
+  ];
+}
+
+/**
  * Converts KsADK tools into LangChain tools for LangGraph agents (`createAgent`,
  * `createReactAgent`, a `ToolNode`). Every call goes through `gateway`. A call that needs
  * approval interrupts the graph with a {@link KsadkApprovalInterrupt}; resume with
@@ -74,7 +97,8 @@ async function runThroughGateway(
  * optional `message`). The tool runs once, after the decision. Gated calls need a checkpointer;
  * without one they fail with a `KsadkError` (`unsupported`) instead of pausing.
  *
- * Tool messages carry the JSON result as content and the result object as the artifact.
+ * Tool messages carry the JSON result as content (plus image and audio content blocks when the
+ * result has media) and the whole result object as the artifact.
  *
  * @example
  * ```ts
@@ -108,7 +132,7 @@ export function toLangGraphTools(
               throw error;
             result = failedResult(error);
           }
-          return [JSON.stringify(result), result];
+          return [toolMessageContent(result), result];
         },
         {
           name: tool.name,

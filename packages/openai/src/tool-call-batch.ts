@@ -1,4 +1,10 @@
-import { type ApprovalRequest, isApprovalRequired, type ToolResult } from '@ksadk/core';
+import {
+  type ApprovalRequest,
+  describeMediaInResult,
+  isApprovalRequired,
+  type ToolResult,
+  takeToolMedia,
+} from '@ksadk/core';
 import type { ChatCompletionToolMessageParam } from 'openai/resources/chat/completions';
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
 
@@ -64,6 +70,30 @@ export interface NormalizedCall {
   arguments: string;
 }
 
+/**
+ * A Responses `function_call_output`: the result as text, and its images as `input_image` items
+ * the model can look at (audio is described: function outputs take no audio).
+ */
+function functionCallOutput(outcome: BatchedToolCall): ResponseInputItem.FunctionCallOutput {
+  const { result, media } = takeToolMedia(outcome.result, { accept: ['image'] });
+  const text = JSON.stringify(result);
+  return {
+    type: 'function_call_output',
+    call_id: outcome.callId,
+    output:
+      media.length === 0
+        ? text
+        : [
+            { type: 'input_text', text },
+            ...media.map((part) => ({
+              type: 'input_image' as const,
+              image_url: `data:${part.mime_type};base64,${part.data}`,
+              detail: 'auto' as const,
+            })),
+          ],
+  };
+}
+
 /** The batch view over one turn's outcomes; `resume` re-runs decided calls through `run`. */
 export function batchOf(
   calls: NormalizedCall[],
@@ -90,18 +120,14 @@ export function batchOf(
     calls: outcomes,
     pending,
     done: pending.length === 0,
+    // Chat Completions tool messages carry text only: media is described, never dumped as base64.
     toolMessages: () =>
       done.map((outcome) => ({
         role: 'tool',
         tool_call_id: outcome.callId,
-        content: JSON.stringify(outcome.result),
+        content: JSON.stringify(describeMediaInResult(outcome.result)),
       })),
-    functionCallOutputs: () =>
-      done.map((outcome) => ({
-        type: 'function_call_output',
-        call_id: outcome.callId,
-        output: JSON.stringify(outcome.result),
-      })),
+    functionCallOutputs: () => done.map(functionCallOutput),
     toJSON: () =>
       outcomes.map((outcome, index) => ({
         callId: outcome.callId,
