@@ -95,7 +95,7 @@ export {
   type ToolResult,
   toolError,
 } from './gateway/results.js';
-export { failedResult } from './gateway/run-with-timeout.js';
+export { failedResult, type ToolProgressEvent } from './gateway/run-with-timeout.js';
 export { TOOL_ERROR_TYPES, type ToolErrorType } from './gateway/tool-error-types.js';
 export type { ToolTracingOptions, TracedApproval } from './gateway/tool-tracing.js';
 export {
@@ -114,6 +114,7 @@ export type {
   JsonSchemaTool,
   Tool,
   ToolExecutionContext,
+  ToolProgress,
   ToolResultBudgetOptions,
   ToolRunner,
   ZodTool,

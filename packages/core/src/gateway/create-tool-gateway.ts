@@ -252,7 +252,14 @@ export function createToolGateway(options: ToolGatewayOptions = {}): ToolGateway
     const outcome = await runWithTimeout(
       tool,
       validation.value,
-      { toolName: tool.name, callId, invocation: context, gateway, approval: options.approval },
+      {
+        toolName: tool.name,
+        callId,
+        invocation: context,
+        gateway,
+        approval: options.approval,
+        onProgress: options.onProgress,
+      },
       options.signal,
       options.timeoutMs ?? tool.timeoutMs ?? defaultTimeoutMs,
     );

@@ -6,6 +6,7 @@ import type { ApprovalMode } from './approval-mode.js';
 import type { ApprovalStore } from './approval-store.js';
 import type { ArgumentLimits } from './model-arguments.js';
 import type { ApprovalRequest, ToolResult } from './results.js';
+import type { ToolProgressEvent } from './run-with-timeout.js';
 import type { ToolTracingOptions } from './tool-tracing.js';
 
 /** How a call ended, as reported to {@link ToolGatewayHooks.onToolEnd}. */
@@ -102,6 +103,11 @@ export interface ToolCallOptions {
   approval?: ApprovalGrant | string;
   /** Overrides the timeout for this call. */
   timeoutMs?: number;
+  /**
+   * Progress of a long call (an MCP server's progress notifications, a tool's own reports), for a
+   * progress bar or an adapter's stream. Never shown to the model; a listener that throws is ignored.
+   */
+  onProgress?: (event: ToolProgressEvent) => void;
 }
 
 /**

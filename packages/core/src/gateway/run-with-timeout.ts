@@ -37,7 +37,22 @@ export function failedResult(error: unknown): ToolErrorResult {
 }
 
 /** The execution context without the signal, which {@link runWithTimeout} supplies. */
-export type ExecutionBase = Omit<ToolExecutionContext, 'signal'>;
+export type ExecutionBase = Omit<ToolExecutionContext, 'signal' | 'reportProgress'> & {
+  /** Where progress reports go (the caller's `onProgress`). */
+  readonly onProgress?: ((event: ToolProgressEvent) => void) | undefined;
+};
+
+/** A call's progress as the host receives it. */
+export interface ToolProgressEvent {
+  readonly toolName: string;
+  readonly callId: string;
+  readonly progress: number;
+  readonly total: number | undefined;
+  readonly message: string | undefined;
+}
+
+/** How far progress may stretch a call: this many times its timeout in all. */
+const MAX_TIMEOUT_RESETS_FACTOR = 10;
 
 /**
  * Runs a tool's `execute` with a timeout and the caller's abort signal. Synchronous tools that
@@ -56,10 +71,31 @@ export async function runWithTimeout(
     controller ??= new AbortController();
     return controller;
   };
+  const { onProgress, ...context } = base;
+  const startedAt = Date.now();
+  let restartTimer: (() => void) | undefined;
   const executionContext: ToolExecutionContext = {
-    ...base,
+    ...context,
     get signal() {
       return controllerOf().signal;
+    },
+    reportProgress(progress) {
+      if (typeof progress?.progress !== 'number' || !Number.isFinite(progress.progress)) return;
+      if (progress.resetTimeout && Date.now() - startedAt < timeoutMs * MAX_TIMEOUT_RESETS_FACTOR)
+        restartTimer?.();
+      if (!onProgress) return;
+      try {
+        onProgress({
+          toolName: base.toolName,
+          callId: base.callId,
+          progress: progress.progress,
+          total: typeof progress.total === 'number' ? progress.total : undefined,
+          message:
+            typeof progress.message === 'string' ? progress.message.slice(0, 500) : undefined,
+        });
+      } catch {
+        // A progress listener that throws changes nothing about the call.
+      }
     },
   };
   let pending: unknown;
@@ -82,10 +118,19 @@ export async function runWithTimeout(
   let timer: NodeJS.Timeout | undefined;
   try {
     const stopped = new Promise<typeof TIMEOUT | typeof ABORTED>((resolve) => {
-      timer = setTimeout(() => {
+      const expire = (): void => {
         resolve(TIMEOUT);
         controller?.abort(new Error('timeout'));
-      }, timeoutMs);
+      };
+      const total = timeoutMs * MAX_TIMEOUT_RESETS_FACTOR;
+      restartTimer = () => {
+        if (timer) clearTimeout(timer);
+        timer = setTimeout(
+          expire,
+          Math.min(timeoutMs, Math.max(0, startedAt + total - Date.now())),
+        );
+      };
+      timer = setTimeout(expire, timeoutMs);
       signal.addEventListener('abort', () => resolve(ABORTED), { once: true });
     });
     const value = await Promise.race([pending, stopped]);
@@ -103,6 +148,7 @@ export async function runWithTimeout(
   } catch (error) {
     return { failure: signal.aborted ? abortedResult(tool) : failedResult(error) };
   } finally {
+    restartTimer = undefined;
     if (timer) clearTimeout(timer);
     outer?.removeEventListener('abort', forwardAbort);
   }

@@ -44,6 +44,24 @@ export interface ToolExecutionContext {
    * passes it on; it only counts for the call it was issued for.
    */
   readonly approval: ApprovalGrant | string | undefined;
+  /**
+   * Reports the progress of a long call to the host (the caller's `onProgress`: a progress bar, an
+   * adapter's stream event). With `resetTimeout`, the call's timeout starts again — an idle timeout
+   * rather than a total one — up to ten times the timeout in all. Never shown to the model.
+   */
+  reportProgress(progress: ToolProgress): void;
+}
+
+/** Progress of a long-running call, as a tool reports it. */
+export interface ToolProgress {
+  /** Work done so far (any unit; grows). */
+  readonly progress: number;
+  /** The total, when known. */
+  readonly total?: number;
+  /** A short human-readable status. */
+  readonly message?: string;
+  /** Restart the call's timeout (the host opted in, e.g. MCP `resetTimeoutOnProgress`). */
+  readonly resetTimeout?: boolean;
 }
 
 /** Per-tool result budgeting: which text fields may be large, and their own limits. */
