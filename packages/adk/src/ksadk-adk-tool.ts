@@ -9,6 +9,7 @@ import {
   runWithInvocationDefaults,
   type Tool,
   type ToolGateway,
+  type ToolProgressEvent,
   type ToolResult,
 } from '@ksadk/core';
 import { geminiToolSchema } from '@ksadk/core/schema';
@@ -35,11 +36,17 @@ export class KsadkAdkTool extends BaseTool {
   /** The KsADK tool behind this ADK tool. */
   readonly ksadkTool: Tool;
   private readonly gateway: ToolGateway;
+  private readonly onProgress: ((event: ToolProgressEvent) => void) | undefined;
 
-  constructor(tool: Tool, gateway: ToolGateway) {
+  constructor(
+    tool: Tool,
+    gateway: ToolGateway,
+    options: { onProgress?: (event: ToolProgressEvent) => void } = {},
+  ) {
     super({ name: tool.name, description: tool.description });
     this.ksadkTool = tool;
     this.gateway = gateway;
+    this.onProgress = options.onProgress;
   }
 
   override _getDeclaration(): FunctionDeclaration {
@@ -74,6 +81,7 @@ export class KsadkAdkTool extends BaseTool {
       const outcome = await invokeWithApproval(this.gateway, this.ksadkTool, args, {
         ...(toolContext.functionCallId ? { callId: toolContext.functionCallId } : {}),
         ...(toolContext.abortSignal ? { signal: toolContext.abortSignal } : {}),
+        ...(this.onProgress ? { onProgress: this.onProgress } : {}),
         decide: (pause) => {
           // Resumed: ADK hands back the confirmation the human gave.
           const confirmation = toolContext.toolConfirmation;

@@ -1,10 +1,16 @@
-import { checkOptions, type Tool, type ToolGateway } from '@ksadk/core';
+import { checkOptions, type Tool, type ToolGateway, type ToolProgressEvent } from '@ksadk/core';
 import { KsadkAdkTool } from './ksadk-adk-tool.js';
 
 /** Options for {@link toAdkTools}. */
 export interface AdkToolsOptions {
   /** The gateway every call goes through. */
   gateway: ToolGateway;
+  /**
+   * Progress of long calls (an MCP server's progress notifications; `callId` is ADK's function
+   * call id), for a progress bar. ADK has no way for a running tool to add events to the turn, so
+   * progress comes through this callback; it never reaches the model.
+   */
+  onProgress?: (event: ToolProgressEvent) => void;
 }
 
 /**
@@ -18,6 +24,11 @@ export interface AdkToolsOptions {
  * ```
  */
 export function toAdkTools(tools: readonly Tool[], options: AdkToolsOptions): KsadkAdkTool[] {
-  checkOptions(options, ['gateway'], 'toAdkTools()');
-  return tools.map((tool) => new KsadkAdkTool(tool, options.gateway));
+  checkOptions(options, ['gateway', 'onProgress'], 'toAdkTools()');
+  return tools.map(
+    (tool) =>
+      new KsadkAdkTool(tool, options.gateway, {
+        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      }),
+  );
 }

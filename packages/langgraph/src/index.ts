@@ -9,6 +9,7 @@ export {
 export { createKsadkMiddleware } from './ksadk-middleware.js';
 export {
   type KsadkApprovalInterrupt,
+  type KsadkProgressEvent,
   type LangGraphToolsOptions,
   toLangGraphTools,
 } from './to-langgraph-tools.js';

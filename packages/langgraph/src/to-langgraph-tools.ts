@@ -7,6 +7,7 @@ import {
   runWithInvocationDefaults,
   type Tool,
   type ToolGateway,
+  type ToolProgressEvent,
   type ToolResult,
   takeToolMedia,
 } from '@ksadk/core';
@@ -40,6 +41,20 @@ function threadDefaults(config: ToolRunnableConfig): { sessionId?: string } {
   return typeof threadId === 'string' ? { sessionId: threadId } : {};
 }
 
+/** The custom stream event a long call's progress becomes. */
+export interface KsadkProgressEvent extends ToolProgressEvent {
+  readonly type: 'ksadk_progress';
+}
+
+/** Writes progress events to the run's custom stream, when it has one. */
+function progressWriter(
+  config: ToolRunnableConfig,
+): ((event: ToolProgressEvent) => void) | undefined {
+  const writer = (config as { writer?: (chunk: unknown) => void }).writer;
+  if (typeof writer !== 'function') return undefined;
+  return (event) => writer({ type: 'ksadk_progress', ...event } satisfies KsadkProgressEvent);
+}
+
 async function runThroughGateway(
   tool: Tool,
   gateway: ToolGateway,
@@ -50,6 +65,8 @@ async function runThroughGateway(
   const outcome = await invokeWithApproval(gateway, tool, input, {
     ...(callId ? { callId } : {}),
     ...(config.signal ? { signal: config.signal } : {}),
+    // Progress goes to LangGraph's custom stream (`streamMode: 'custom'`), never to the model.
+    ...(progressWriter(config) ? { onProgress: progressWriter(config) } : {}),
     // LangGraph re-runs the tool from the start on resume; the gateway hands back the same pending
     // request until it is decided, so the side effect happens only after the decision.
     decide: (pause) => {

@@ -1,4 +1,10 @@
-import { checkOptions, KsadkError, type Tool, type ToolGateway } from '@ksadk/core';
+import {
+  checkOptions,
+  KsadkError,
+  type Tool,
+  type ToolGateway,
+  type ToolProgressEvent,
+} from '@ksadk/core';
 import {
   type AgentToolsLoad,
   type LoadAgentToolsOptions,
@@ -37,6 +43,8 @@ export interface ToolLoopOptions {
   maxTurns?: number;
   /** Extra request parameters (temperature, …). */
   request?: Record<string, unknown>;
+  /** Progress of long tool calls (an MCP server's progress notifications), for a progress bar; never sent to the model. */
+  onProgress?: (event: ToolProgressEvent) => void;
 }
 
 /** The conversation so far, in the API's own shape. */
@@ -95,14 +103,29 @@ export interface ToolLoop {
 export function createToolLoop(client: OpenAI, options: ToolLoopOptions): ToolLoop {
   checkOptions(
     options,
-    ['model', 'tools', 'gateway', 'api', 'strict', 'instructions', 'maxTurns', 'request'],
+    [
+      'model',
+      'tools',
+      'gateway',
+      'api',
+      'strict',
+      'instructions',
+      'maxTurns',
+      'request',
+      'onProgress',
+    ],
     'createToolLoop()',
   );
   const api = options.api ?? 'chat';
   const strict = options.strict !== false;
   const maxTurns = options.maxTurns ?? 10;
   const definitions = toOpenAITools(options.tools, { api, strict });
-  const runOptions = { tools: options.tools, gateway: options.gateway, strict };
+  const runOptions = {
+    tools: options.tools,
+    gateway: options.gateway,
+    strict,
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+  };
   const run = callRunner(runOptions);
 
   const continueFrom = async (

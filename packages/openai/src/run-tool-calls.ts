@@ -6,6 +6,7 @@ import {
   parseModelArguments,
   type Tool,
   type ToolGateway,
+  type ToolProgressEvent,
   type ToolResult,
 } from '@ksadk/core';
 import { normalizeOpenAIArguments, openAIToolSchema } from '@ksadk/core/schema';
@@ -32,6 +33,8 @@ export interface RunToolCallsOptions {
   strict?: boolean;
   /** Aborts running calls. */
   signal?: AbortSignal;
+  /** Progress of long calls (an MCP server's progress notifications), for a progress bar; never sent to the model. */
+  onProgress?: (event: ToolProgressEvent) => void;
 }
 
 function normalizeCall(call: OpenAIToolCall): NormalizedCall {
@@ -61,7 +64,7 @@ export async function runToolCalls(
   calls: readonly OpenAIToolCall[],
   options: RunToolCallsOptions,
 ): Promise<ToolCallBatch> {
-  checkOptions(options, ['tools', 'gateway', 'strict', 'signal'], 'runToolCalls()');
+  checkOptions(options, ['tools', 'gateway', 'strict', 'signal', 'onProgress'], 'runToolCalls()');
   const run = callRunner(options);
   const normalized = calls.map(normalizeCall);
   const outcomes = await Promise.all(normalized.map((call) => run(call)));
@@ -97,6 +100,7 @@ export function callRunner(options: RunToolCallsOptions): CallRunner {
     const outcome = await invokeWithApproval(options.gateway, tool, args, {
       callId: call.callId,
       ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       // The host's decision applies only to the very request it was given for.
       decide: (pause) =>
         decision !== undefined && pause.approval_request.id === approvalId ? decision : PAUSED,
