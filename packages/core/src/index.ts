@@ -104,6 +104,15 @@ export {
   type JsonSchemaToolDefinition,
   type ToolDefinition,
 } from './tool/define-tool.js';
+export {
+  type AskHuman,
+  type HumanInputAnswer,
+  type HumanInputRequest,
+  type InputRequiredResult,
+  inputRequiredResult,
+  isInputRequired,
+  parseHumanInputAnswer,
+} from './tool/human-input.js';
 export type {
   RiskLevel,
   ToolPolicy,

@@ -44,12 +44,26 @@ export interface GatedCall {
   readonly approval: ApprovalGrant | string | undefined;
 }
 
+/** A call whose grant was presented (or continued) and consumed: it may run. */
+export interface GrantedCall {
+  readonly granted: true;
+  /** The approval the call consumed. */
+  readonly approvalId: string;
+  /** When that approval expires (epoch ms). */
+  readonly expiresAt: number;
+}
+
 /** The approval half of the gateway: requests, decisions and single-use grants. */
 export interface ApprovalGate {
   /** `'granted'` when a valid grant for exactly this call was presented and consumed; otherwise the envelope to return. */
   check(
     call: GatedCall,
-  ): Promise<'granted' | ApprovalRequiredResult | ApprovalRejectedResult | ApprovalUsedResult>;
+  ): Promise<GrantedCall | ApprovalRequiredResult | ApprovalRejectedResult | ApprovalUsedResult>;
+  /**
+   * After a granted call stopped to ask the human (`input_required`): re-issues its grant for the
+   * same call, so resuming it with the answer runs it without a second approval.
+   */
+  continueAfterInput(call: GatedCall, granted: GrantedCall): Promise<void>;
   approve(approvalId: string, options?: ApprovalDecisionOptions): Promise<ApprovalGrant>;
   reject(approvalId: string, options?: ApprovalDecisionOptions): Promise<void>;
   getRequest(
@@ -203,7 +217,7 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
           payload.exp > now &&
           (await store.transition(payload.id, 'approved', 'consumed'))
         ) {
-          return 'granted';
+          return { granted: true, approvalId: payload.id, expiresAt: payload.exp };
         }
       }
       const bindingKey = bindingKeyOf(
@@ -214,6 +228,12 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
         call.callIdGiven ? call.callId : undefined,
       );
       let record = await store.findOpen(bindingKey, now);
+      if (record?.status === 'approved' && record.continues !== undefined && call.callIdGiven) {
+        // The same call, resumed after it asked the human: its approval carries over, once.
+        if (await store.transition(record.id, 'approved', 'consumed'))
+          return { granted: true, approvalId: record.id, expiresAt: record.expiresAt };
+        record = await store.findOpen(bindingKey, now);
+      }
       if (record?.status === 'consumed') {
         // The tombstone of this very tool call: it already ran (or its rejection was reported).
         if (call.callIdGiven) return alreadyHandled(tool, call.callId);
@@ -264,6 +284,36 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
         error_message: `Calling ${tool.name} needs the user's approval. The request was sent to the user; do not retry or work around it, wait for their decision.`,
         approval_request: await forModel(record, json, call),
       };
+    },
+
+    async continueAfterInput(call, granted) {
+      if (!call.callIdGiven) return;
+      const json = canonicalJson(call.args);
+      const digest = createHash('sha256').update(json).digest('hex');
+      const account = call.context.accountId ?? '';
+      const session = call.context.sessionId ?? '';
+      const now = Date.now();
+      await store.create(
+        Object.freeze({
+          id: `appr_${randomBytes(16).toString('hex')}`,
+          bindingKey: bindingKeyOf(call.tool.name, digest, account, session, call.callId),
+          toolName: call.tool.name,
+          argsDigest: digest,
+          arguments: structuredClone(call.args),
+          argumentsChars: json.length,
+          accountId: account,
+          userId: call.context.userId ?? '',
+          sessionId: session,
+          riskLevel: call.tool.policy.riskLevel,
+          sideEffects: call.tool.policy.sideEffects,
+          status: 'approved',
+          createdAt: now,
+          decidedAt: now,
+          // The answer may take the human as long as the approval did.
+          expiresAt: Math.max(granted.expiresAt, now + ttlMs),
+          continues: granted.approvalId,
+        } satisfies ApprovalRecord),
+      );
     },
 
     async approve(approvalId, decision = {}) {

@@ -1,11 +1,11 @@
+import { PAUSED } from '../tool/paused.js';
 import type { Tool } from '../tool/tool.js';
 import { decideApproval } from './approval-decision.js';
 import { type ApprovalPause, approvalPauseFor } from './approval-pause.js';
 import type { ToolCallOptions, ToolGateway } from './gateway-types.js';
 import { isApprovalRequired, type ToolResult } from './results.js';
 
-/** What `decide` returns when the framework pauses for the human now and resumes later. */
-export const PAUSED: unique symbol = Symbol.for('ksadk.paused');
+export { PAUSED };
 
 /** Options for {@link invokeWithApproval}. */
 export interface ApprovalRoundTripOptions extends Omit<ToolCallOptions, 'approval'> {

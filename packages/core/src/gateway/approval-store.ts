@@ -36,6 +36,12 @@ export interface ApprovalRecord {
   readonly decidedAt?: number;
   /** The host's reason for the decision, if given. */
   readonly reason?: string;
+  /**
+   * Set on a grant the gateway re-issued for a call that stopped to ask the human a question
+   * (`input_required`): the id of the approval it continues. The same call (same tool call id and
+   * arguments), resumed with the answer, uses it without asking for approval again — once.
+   */
+  readonly continues?: string;
 }
 
 /**

@@ -7,10 +7,11 @@ import {
 } from '../context/invocation-context.js';
 import { checkOptions } from '../errors/check-options.js';
 import { KsadkError } from '../errors/ksadk-error.js';
+import { isInputRequired } from '../tool/human-input.js';
 import type { Tool } from '../tool/tool.js';
 import { redactDeep, registerEnvSecrets } from '../util/redact.js';
 import { modelSafeErrorMessage } from '../util/sanitize-message.js';
-import { createApprovalGate } from './approval-gate.js';
+import { createApprovalGate, type GatedCall, type GrantedCall } from './approval-gate.js';
 import { resolveApprovalKeys } from './approval-grant.js';
 import { type ApprovalMode, approvalModeFromEnv, parseApprovalMode } from './approval-mode.js';
 import { policyRequiresApproval } from './approval-policy.js';
@@ -228,16 +229,18 @@ export function createToolGateway(options: ToolGatewayOptions = {}): ToolGateway
       };
     }
     trace?.arguments(validation.value);
+    let granted: { call: GatedCall; grant: GrantedCall } | undefined;
     if (policyRequiresApproval(tool.policy, modeFor(context))) {
-      const decision = await approvals.check({
+      const call: GatedCall = {
         tool,
         args: validation.value,
         context,
         callId,
         callIdGiven: options.callId !== undefined,
         approval: options.approval,
-      });
-      if (decision !== 'granted') {
+      };
+      const decision = await approvals.check(call);
+      if (!('granted' in decision)) {
         trace?.approval(
           decision.error_type === 'approval_required'
             ? 'required'
@@ -248,6 +251,7 @@ export function createToolGateway(options: ToolGatewayOptions = {}): ToolGateway
         return decision as unknown as ToolResult;
       }
       trace?.approval('approved');
+      granted = { call, grant: decision };
     }
     const outcome = await runWithTimeout(
       tool,
@@ -259,11 +263,15 @@ export function createToolGateway(options: ToolGatewayOptions = {}): ToolGateway
         gateway,
         approval: options.approval,
         onProgress: options.onProgress,
+        askHuman: options.askHuman,
       },
       options.signal,
       options.timeoutMs ?? tool.timeoutMs ?? defaultTimeoutMs,
     );
     if ('failure' in outcome) return outcome.failure;
+    // A granted call that stopped to ask the human keeps its approval for the resumed run.
+    if (granted && isInputRequired(outcome.value))
+      await approvals.continueAfterInput(granted.call, granted.grant);
     if (outcome.value instanceof Error) return failedResult(outcome.value);
     if (exceedsChars(outcome.value, MAX_RESULT_CHARS)) {
       return {

@@ -1,5 +1,6 @@
 import type { ResultBudget, ResultBudgetOptions } from '../budget/result-budget.js';
 import type { InvocationContext } from '../context/invocation-context.js';
+import type { AskHuman } from '../tool/human-input.js';
 import type { Tool, ToolRunner } from '../tool/tool.js';
 import type { ApprovalGrant } from './approval-grant.js';
 import type { ApprovalMode } from './approval-mode.js';
@@ -108,6 +109,11 @@ export interface ToolCallOptions {
    * progress bar or an adapter's stream. Never shown to the model; a listener that throws is ignored.
    */
   onProgress?: (event: ToolProgressEvent) => void;
+  /**
+   * How a running tool asks the human a question (an MCP server's elicitation): the adapter pauses
+   * and resumes with the answer. Without it, every question is declined.
+   */
+  askHuman?: AskHuman;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { KsadkError } from '../errors/ksadk-error.js';
+import type { AskHuman } from '../tool/human-input.js';
 import type { Tool, ToolExecutionContext } from '../tool/tool.js';
 import { modelSafeErrorMessage } from '../util/sanitize-message.js';
 import type { ToolErrorResult } from './results.js';
@@ -37,9 +38,11 @@ export function failedResult(error: unknown): ToolErrorResult {
 }
 
 /** The execution context without the signal, which {@link runWithTimeout} supplies. */
-export type ExecutionBase = Omit<ToolExecutionContext, 'signal' | 'reportProgress'> & {
+export type ExecutionBase = Omit<ToolExecutionContext, 'signal' | 'reportProgress' | 'askHuman'> & {
   /** Where progress reports go (the caller's `onProgress`). */
   readonly onProgress?: ((event: ToolProgressEvent) => void) | undefined;
+  /** The adapter's way to ask the human (none: every question is declined). */
+  readonly askHuman?: AskHuman | undefined;
 };
 
 /** A call's progress as the host receives it. */
@@ -71,13 +74,17 @@ export async function runWithTimeout(
     controller ??= new AbortController();
     return controller;
   };
-  const { onProgress, ...context } = base;
+  const { onProgress, askHuman, ...context } = base;
   const startedAt = Date.now();
   let restartTimer: (() => void) | undefined;
   const executionContext: ToolExecutionContext = {
     ...context,
     get signal() {
       return controllerOf().signal;
+    },
+    async askHuman(request) {
+      if (!askHuman) return { action: 'decline' };
+      return askHuman(request);
     },
     reportProgress(progress) {
       if (typeof progress?.progress !== 'number' || !Number.isFinite(progress.progress)) return;

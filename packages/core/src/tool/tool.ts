@@ -3,6 +3,8 @@ import type { ResultBudget } from '../budget/result-budget.js';
 import type { InvocationContext } from '../context/invocation-context.js';
 import type { ApprovalGrant } from '../gateway/approval-grant.js';
 import type { ToolResult } from '../gateway/results.js';
+import type { HumanInputAnswer, HumanInputRequest } from './human-input.js';
+import type { PAUSED } from './paused.js';
 import type { ToolPolicy } from './policy.js';
 
 /** A JSON Schema document (any draft), as plain data. */
@@ -50,6 +52,13 @@ export interface ToolExecutionContext {
    * rather than a total one — up to ten times the timeout in all. Never shown to the model.
    */
   reportProgress(progress: ToolProgress): void;
+  /**
+   * Asks the human a question mid-call (an MCP server's elicitation) through the adapter's pause.
+   * Resolves to the answer, or to `PAUSED` when the framework pauses now: the tool should then stop
+   * what it was doing and return `inputRequiredResult(request)`; the call runs again, with the
+   * answer, when the run resumes. Without a human channel it resolves to a decline.
+   */
+  askHuman(request: HumanInputRequest): Promise<HumanInputAnswer | typeof PAUSED>;
 }
 
 /** Progress of a long-running call, as a tool reports it. */
