@@ -41,6 +41,12 @@ export interface GatedCall {
    * twice) finds the first one's record and is not run again.
    */
   readonly callIdGiven: boolean;
+  /**
+   * Whether a continuation grant (the call stopped to ask the human and is resumed) is used at once
+   * (`run`), or presented again as an approval request the adapter answers by replaying the
+   * human's decision (`ask`: LangGraph, whose resume values are matched to `interrupt()` calls by order).
+   */
+  readonly continuation: 'run' | 'ask';
   readonly approval: ApprovalGrant | string | undefined;
 }
 
@@ -228,7 +234,12 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
         call.callIdGiven ? call.callId : undefined,
       );
       let record = await store.findOpen(bindingKey, now);
-      if (record?.status === 'approved' && record.continues !== undefined && call.callIdGiven) {
+      if (
+        record?.status === 'approved' &&
+        record.continues !== undefined &&
+        call.callIdGiven &&
+        call.continuation === 'run'
+      ) {
         // The same call, resumed after it asked the human: its approval carries over, once.
         if (await store.transition(record.id, 'approved', 'consumed'))
           return { granted: true, approvalId: record.id, expiresAt: record.expiresAt };

@@ -237,6 +237,7 @@ export function createToolGateway(options: ToolGatewayOptions = {}): ToolGateway
         context,
         callId,
         callIdGiven: options.callId !== undefined,
+        continuation: options.continuation ?? 'run',
         approval: options.approval,
       };
       const decision = await approvals.check(call);

@@ -114,6 +114,13 @@ export interface ToolCallOptions {
    * and resumes with the answer. Without it, every question is declined.
    */
   askHuman?: AskHuman;
+  /**
+   * A call that stopped to ask the human keeps its approval for the resumed run: `run` uses it at
+   * once; `ask` presents it as an approval request again, already approved, for an adapter that
+   * replays the human's earlier decision in order (LangGraph's `interrupt()`).
+   * @default 'run'
+   */
+  continuation?: 'run' | 'ask';
 }
 
 /**

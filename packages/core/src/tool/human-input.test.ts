@@ -97,6 +97,47 @@ describe('a tool asking the human mid-call', () => {
     expect(ran).toEqual([{ when: '8pm', name: 'Ada' }]);
   });
 
+  it("continuation 'ask' presents the carried-over approval again, already approved, for a replayed decision", async () => {
+    const ran: unknown[] = [];
+    const tool = bookingTool(ran);
+    const gateway = createToolGateway({ env: {} });
+    const asked = await gateway.invoke(
+      tool,
+      { when: '7pm' },
+      { callId: 'c7', continuation: 'ask' },
+    );
+    if (!isApprovalRequired(asked)) throw new Error('expected approval_required');
+    const grant = await gateway.approve(asked.approval_request.id);
+    const paused = await gateway.invoke(
+      tool,
+      { when: '7pm' },
+      {
+        callId: 'c7',
+        approval: grant,
+        continuation: 'ask',
+        askHuman: () => PAUSED,
+      },
+    );
+    expect(isInputRequired(paused)).toBe(true);
+    const again = await gateway.invoke(
+      tool,
+      { when: '7pm' },
+      { callId: 'c7', continuation: 'ask' },
+    );
+    if (!isApprovalRequired(again)) throw new Error('expected the carried-over approval');
+    expect(again.approval_request.id).not.toBe(asked.approval_request.id);
+    const carried = await gateway.approve(again.approval_request.id); // already approved: a grant at once
+    const answer: HumanInputAnswer = { action: 'accept', content: { name: 'Grace' } };
+    expect(
+      await gateway.invoke(
+        tool,
+        { when: '7pm' },
+        { callId: 'c7', approval: carried, continuation: 'ask', askHuman: () => answer },
+      ),
+    ).toMatchObject({ ok: true, booked: 'Grace' });
+    expect(ran).toEqual([{ when: '7pm', name: 'Grace' }]);
+  });
+
   it('reads answers strictly: anything but a well-formed accept is a decline', () => {
     expect(parseHumanInputAnswer({ action: 'accept', content: { name: 'x' } })).toEqual({
       action: 'accept',
