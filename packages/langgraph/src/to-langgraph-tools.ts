@@ -1,9 +1,13 @@
 import {
   type ApprovalPause,
+  type AskHuman,
   checkOptions,
   failedResult,
   invokeWithApproval,
+  isInputRequired,
   KsadkError,
+  PAUSED,
+  parseHumanInputAnswer,
   runWithInvocationDefaults,
   type Tool,
   type ToolGateway,
@@ -17,7 +21,7 @@ import {
   tool as langChainTool,
   type ToolRunnableConfig,
 } from '@langchain/core/tools';
-import { interrupt, isGraphBubbleUp } from '@langchain/langgraph';
+import { interrupt, isGraphBubbleUp, isGraphInterrupt } from '@langchain/langgraph';
 
 /** Options for {@link toLangGraphTools}. */
 export interface LangGraphToolsOptions {
@@ -62,7 +66,23 @@ async function runThroughGateway(
   config: ToolRunnableConfig,
 ): Promise<ToolResult> {
   const callId = config.toolCall?.id ?? (config as { toolCallId?: string }).toolCallId;
+  // A question the tool asks mid-call (an MCP elicitation) interrupts the graph like an approval;
+  // the interrupt is re-thrown once the gateway has stopped the call (it never escapes the gateway).
+  let interruption: unknown;
+  const askHuman: AskHuman = (request) => {
+    if (!hasCheckpointer(config)) return { action: 'decline' };
+    try {
+      return parseHumanInputAnswer(interrupt(request));
+    } catch (error) {
+      if (!isGraphInterrupt(error)) throw error;
+      interruption = error;
+      return PAUSED;
+    }
+  };
   const outcome = await invokeWithApproval(gateway, tool, input, {
+    askHuman,
+    // Resume values are matched to interrupt() calls in order: replay the approval, then the answer.
+    continuation: 'ask',
     ...(callId ? { callId } : {}),
     ...(config.signal ? { signal: config.signal } : {}),
     // Progress goes to LangGraph's custom stream (`streamMode: 'custom'`), never to the model.
@@ -81,6 +101,7 @@ async function runThroughGateway(
       return interrupt(pause);
     },
   });
+  if (interruption !== undefined && isInputRequired(outcome.result)) throw interruption;
   return outcome.result;
 }
 
