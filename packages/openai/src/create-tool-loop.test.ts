@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { ApprovalRequest } from '@ksadk/core';
 import { createToolGateway, defineTool } from '@ksadk/core';
 import { createInMemoryMemoryBackend } from '@ksadk/core/memory';
 import { type McpTestServer, startMcpTestServer } from '@ksadk/core/testing';
@@ -9,6 +10,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createToolLoop, loadOpenAITools } from './create-tool-loop.js';
 import { createScriptedOpenAIFetch } from './testing/scripted-openai-fetch.js';
+import type { PendingToolCall } from './tool-call-batch.js';
+
+/** The approval request of a pending call (these tests only pause for approvals). */
+function approvalOf(pending: PendingToolCall | undefined): ApprovalRequest {
+  if (pending?.kind !== 'approval') throw new Error('expected a pending approval');
+  return pending.approvalRequest;
+}
 
 let mcp: McpTestServer;
 let base: string;
@@ -122,7 +130,7 @@ for (const api of ['chat', 'responses'] as const) {
         if (result.status !== 'needs_approval')
           throw new Error(`expected needs_approval, got ${result.status}`);
         story.pendingArguments = structuredClone(
-          result.pending.map((p) => p.approvalRequest.arguments),
+          result.pending.map((p) => approvalOf(p).arguments),
         );
         story.fileAAfterPause = await readOrAbsent('a.txt');
 
@@ -130,7 +138,7 @@ for (const api of ['chat', 'responses'] as const) {
         const [first, second] = result.pending;
         result = await result.resume({
           [first!.callId]: { type: 'approve' },
-          [second!.approvalRequest.id]: { type: 'reject', message: 'not b' },
+          [approvalOf(second).id]: { type: 'reject', message: 'not b' },
         });
         story.finalResult = {
           status: result.status,

@@ -1,3 +1,4 @@
+import type { ApprovalRequest } from '@ksadk/core';
 import { createToolGateway, defineTool } from '@ksadk/core';
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
@@ -6,6 +7,13 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { runToolCalls } from './run-tool-calls.js';
 import { toOpenAITools } from './to-openai-tools.js';
+import type { PendingToolCall } from './tool-call-batch.js';
+
+/** The approval request of a pending call (these tests only pause for approvals). */
+function approvalOf(pending: PendingToolCall | undefined): ApprovalRequest {
+  if (pending?.kind !== 'approval') throw new Error('expected a pending approval');
+  return pending.approvalRequest;
+}
 
 /** An OpenAI client whose HTTP layer is a script: each request gets the next canned body. */
 function scriptedClient(bodies: unknown[]) {
@@ -221,7 +229,7 @@ describe('runToolCalls with the openai client', () => {
     let batch = await runToolCalls(calls, { tools, gateway });
     expect(batch.pending).toHaveLength(1);
     batch = await batch.resume({
-      [batch.pending[0]!.approvalRequest.id]: { type: 'reject', message: 'no notes today' },
+      [approvalOf(batch.pending[0]).id]: { type: 'reject', message: 'no notes today' },
     });
     expect(writes).toHaveLength(0);
     const outputs = batch.functionCallOutputs();

@@ -2,7 +2,9 @@ import {
   checkOptions,
   failedResult,
   invokeWithApproval,
+  isInputRequired,
   PAUSED,
+  parseHumanInputAnswer,
   parseModelArguments,
   type Tool,
   type ToolGateway,
@@ -75,17 +77,18 @@ export async function runToolCalls(
 export type CallRunner = (
   call: NormalizedCall,
   decision?: ToolCallDecision,
-  approvalId?: string,
+  awaiting?: string,
 ) => Promise<BatchedToolCall>;
 
 /** The function that runs (and re-runs, with the host's decision) one call through the gateway. */
 export function callRunner(options: RunToolCallsOptions): CallRunner {
   const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
   const strict = options.strict !== false;
+  /** `awaiting`: the approval id or question key `decision` answers (it applies to nothing else). */
   const runOne = async (
     call: NormalizedCall,
     decision?: ToolCallDecision,
-    approvalId?: string,
+    awaiting?: string,
   ): Promise<BatchedToolCall> => {
     const tool = byName.get(call.name);
     if (!tool) {
@@ -103,8 +106,22 @@ export function callRunner(options: RunToolCallsOptions): CallRunner {
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       // The host's decision applies only to the very request it was given for.
       decide: (pause) =>
-        decision !== undefined && pause.approval_request.id === approvalId ? decision : PAUSED,
+        decision !== undefined && pause.approval_request.id === awaiting ? decision : PAUSED,
+      // A question mid-call (an MCP elicitation) pends like an approval; the answer resumes it.
+      askHuman: (request) =>
+        decision !== undefined && request.request_key === awaiting
+          ? parseHumanInputAnswer(decision)
+          : PAUSED,
     });
+    if (outcome.status === 'done' && isInputRequired(outcome.result)) {
+      return {
+        callId: call.callId,
+        toolName: tool.name,
+        result: outcome.result,
+        status: 'pending',
+        inputRequest: outcome.result.input_request,
+      };
+    }
     if (outcome.status === 'done') {
       return { callId: call.callId, toolName: tool.name, result: outcome.result, status: 'done' };
     }
@@ -116,9 +133,9 @@ export function callRunner(options: RunToolCallsOptions): CallRunner {
       approvalRequest: outcome.pause.approval_request,
     };
   };
-  return async (call, decision, approvalId) => {
+  return async (call, decision, awaiting) => {
     try {
-      return await runOne(call, decision, approvalId);
+      return await runOne(call, decision, awaiting);
     } catch (error) {
       return {
         callId: call.callId,

@@ -1,7 +1,9 @@
 import {
   type ApprovalRequest,
   describeMediaInResult,
+  type HumanInputRequest,
   isApprovalRequired,
+  isInputRequired,
   type ToolResult,
   takeToolMedia,
 } from '@ksadk/core';
@@ -16,16 +18,20 @@ export interface BatchedToolCall {
   result: ToolResult;
   /** `pending` until the host decides; `done` once there is an output for the model. */
   status: 'done' | 'pending';
-  /** While pending: the full request for the human (the result holds the model's budgeted copy). */
+  /** While pending for approval: the full request for the human (the result holds the model's budgeted copy). */
   approvalRequest?: ApprovalRequest;
+  /** While pending for a question the call asked mid-way (an MCP elicitation). */
+  inputRequest?: HumanInputRequest;
 }
 
-/** A call waiting for the host's decision. */
-export interface PendingToolCall {
-  callId: string;
-  toolName: string;
-  approvalRequest: ApprovalRequest;
-}
+/**
+ * A call waiting for the host: an approval to decide (`approvalRequest`), or a question to answer
+ * (`inputRequest`, answered with `{ action: 'accept', content } | { action: 'decline' | 'cancel' }`
+ * keyed by call id).
+ */
+export type PendingToolCall =
+  | { kind: 'approval'; callId: string; toolName: string; approvalRequest: ApprovalRequest }
+  | { kind: 'input'; callId: string; toolName: string; inputRequest: HumanInputRequest };
 
 /** A host decision for {@link ToolCallBatch.resume}; see `parseApprovalDecision` for the shapes. */
 export type ToolCallDecision = unknown;
@@ -61,6 +67,7 @@ export interface SavedToolCall {
   status: 'done' | 'pending';
   result: ToolResult;
   approvalRequest?: ApprovalRequest;
+  inputRequest?: HumanInputRequest;
 }
 
 /** A tool call from either API, reduced to what running it needs. */
@@ -101,20 +108,18 @@ export function batchOf(
   run: (
     call: NormalizedCall,
     decision?: ToolCallDecision,
-    approvalId?: string,
+    awaiting?: string,
   ) => Promise<BatchedToolCall>,
 ): ToolCallBatch {
-  const pending = outcomes.flatMap((outcome) =>
-    outcome.status === 'pending' && outcome.approvalRequest
-      ? [
-          {
-            callId: outcome.callId,
-            toolName: outcome.toolName,
-            approvalRequest: outcome.approvalRequest,
-          },
-        ]
-      : [],
-  );
+  const pending = outcomes.flatMap((outcome): PendingToolCall[] => {
+    if (outcome.status !== 'pending') return [];
+    const { callId, toolName } = outcome;
+    if (outcome.approvalRequest)
+      return [{ kind: 'approval', callId, toolName, approvalRequest: outcome.approvalRequest }];
+    if (outcome.inputRequest)
+      return [{ kind: 'input', callId, toolName, inputRequest: outcome.inputRequest }];
+    return [];
+  });
   const done = outcomes.filter((outcome) => outcome.status === 'done');
   return {
     calls: outcomes,
@@ -136,11 +141,19 @@ export function batchOf(
         status: outcome.status,
         result: outcome.result,
         ...(outcome.approvalRequest ? { approvalRequest: outcome.approvalRequest } : {}),
+        ...(outcome.inputRequest ? { inputRequest: outcome.inputRequest } : {}),
       })),
     async resume(decisions) {
       const next = await Promise.all(
         outcomes.map((outcome, index) => {
-          if (outcome.status === 'done' || !isApprovalRequired(outcome.result)) return outcome;
+          if (outcome.status === 'done') return outcome;
+          if (isInputRequired(outcome.result)) {
+            const answer = decisions[outcome.callId];
+            return answer === undefined
+              ? outcome
+              : run(calls[index]!, answer, outcome.result.input_request.request_key);
+          }
+          if (!isApprovalRequired(outcome.result)) return outcome;
           const approvalId = outcome.result.approval_request.id;
           const decision = decisions[outcome.callId] ?? decisions[approvalId];
           return decision === undefined ? outcome : run(calls[index]!, decision, approvalId);

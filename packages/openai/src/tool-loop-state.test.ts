@@ -1,9 +1,17 @@
+import type { ApprovalRequest } from '@ksadk/core';
 import { createInMemoryApprovalStore, createToolGateway, defineTool } from '@ksadk/core';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createToolLoop, resumeToolLoop, type ToolLoopResult } from './create-tool-loop.js';
 import { createScriptedOpenAIFetch } from './testing/scripted-openai-fetch.js';
+import type { PendingToolCall } from './tool-call-batch.js';
+
+/** The approval request of a pending call (these tests only pause for approvals). */
+function approvalOf(pending: PendingToolCall | undefined): ApprovalRequest {
+  if (pending?.kind !== 'approval') throw new Error('expected a pending approval');
+  return pending.approvalRequest;
+}
 
 const SECRET = 'shared-secret-of-every-instance';
 const client = (turns: Parameters<typeof createScriptedOpenAIFetch>[0]) =>
@@ -78,7 +86,7 @@ for (const api of ['chat', 'responses'] as const) {
       }).run('Invoice acme');
       if (paused.status !== 'needs_approval') throw new Error('expected a pause');
       const state = paused.toJSON();
-      const decisions = { [paused.pending[0]!.approvalRequest.id]: 'approve' };
+      const decisions = { [approvalOf(paused.pending[0]).id]: 'approve' };
       const results = await Promise.all(
         Array.from({ length: 8 }, () =>
           createToolLoop(client(['Done.']), { model: 'm', api, ...instance(store, ran) }).resume(

@@ -1,4 +1,9 @@
-import { type ApprovalRequest, KsadkError, type ToolResult } from '@ksadk/core';
+import {
+  type ApprovalRequest,
+  type HumanInputRequest,
+  KsadkError,
+  type ToolResult,
+} from '@ksadk/core';
 import type { OpenAIApi } from './to-openai-tools.js';
 import type { BatchedToolCall, NormalizedCall, SavedToolCall } from './tool-call-batch.js';
 
@@ -51,7 +56,7 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 function readCall(value: unknown, index: number): SavedToolCall {
   const where = `calls[${index}]`;
   if (!isRecord(value)) throw invalid(`${where} is not an object`);
-  const { callId, name, arguments: args, status, result, approvalRequest } = value;
+  const { callId, name, arguments: args, status, result, approvalRequest, inputRequest } = value;
   if (typeof callId !== 'string' || typeof name !== 'string' || typeof args !== 'string')
     throw invalid(`${where} needs string callId, name and arguments`);
   if (status !== 'done' && status !== 'pending')
@@ -60,6 +65,8 @@ function readCall(value: unknown, index: number): SavedToolCall {
     throw invalid(`${where}.result must be a tool result`);
   if (approvalRequest !== undefined && !isRecord(approvalRequest))
     throw invalid(`${where}.approvalRequest must be an object`);
+  if (inputRequest !== undefined && !isRecord(inputRequest))
+    throw invalid(`${where}.inputRequest must be an object`);
   return {
     callId,
     name,
@@ -67,6 +74,7 @@ function readCall(value: unknown, index: number): SavedToolCall {
     status,
     result: result as ToolResult,
     ...(approvalRequest ? { approvalRequest: approvalRequest as unknown as ApprovalRequest } : {}),
+    ...(inputRequest ? { inputRequest: inputRequest as unknown as HumanInputRequest } : {}),
   };
 }
 
@@ -126,6 +134,7 @@ export function savedBatch(state: ToolLoopState): {
       result: call.result,
       status: call.status,
       ...(call.approvalRequest ? { approvalRequest: call.approvalRequest } : {}),
+      ...(call.inputRequest ? { inputRequest: call.inputRequest } : {}),
     })),
   };
 }

@@ -31,7 +31,8 @@ export const openAIStory: FrameworkStory = {
     const result = await loop.run('Invoice ACME for 1200 EUR.');
     if (result.status !== 'needs_approval')
       throw new Error(`expected a pause, got ${result.status}`);
-    const pending = result.pending[0]!;
+    const pending = result.pending[0];
+    if (pending?.kind !== 'approval') throw new Error('expected a pending approval');
     savePause(context, { state: result.toJSON(), callId: pending.callId });
     return pending.approvalRequest.id;
   },
