@@ -1,11 +1,18 @@
-import { BaseTool, type Context, type RunAsyncToolRequest } from '@google/adk';
+import {
+  BaseTool,
+  type Context,
+  REQUEST_CONFIRMATION_FUNCTION_CALL_NAME,
+  type RunAsyncToolRequest,
+} from '@google/adk';
 import type { FunctionDeclaration } from '@google/genai';
 import {
   type ApprovalPause,
   describeMediaInResult,
   failedResult,
+  type HumanInputRequest,
   invokeWithApproval,
   PAUSED,
+  parseHumanInputAnswer,
   runWithInvocationDefaults,
   type Tool,
   type ToolGateway,
@@ -17,6 +24,13 @@ import { geminiToolSchema } from '@ksadk/core/schema';
 /** The payload of the ADK confirmation a gated KsADK call asks for (core's one pause type). */
 export type KsadkConfirmationPayload = ApprovalPause;
 
+/**
+ * The payload of the ADK confirmation a question mid-call asks for (an MCP elicitation). Answer
+ * with a `functionResponse` `{ confirmed: true, payload: { action: 'accept', content } }` (or
+ * `{ action: 'decline' | 'cancel' }`, or `{ confirmed: false }`).
+ */
+export type KsadkInputPayload = HumanInputRequest;
+
 /** ADK's session facts, for the invocation context fields the host did not set (so approvals bind to the ADK session). */
 function adkDefaults(toolContext: Context) {
   return {
@@ -25,6 +39,33 @@ function adkDefaults(toolContext: Context) {
     invocationId: toolContext.invocationId,
     agentId: toolContext.agentName,
   };
+}
+
+/**
+ * Whether this call asked the human a question earlier in the session: the agent's own
+ * `adk_request_confirmation` for this call id carries a `ksadk_input` payload.
+ */
+function askedForInput(toolContext: Context): boolean {
+  const id = toolContext.functionCallId;
+  if (!id) return false;
+  return toolContext.invocationContext.session.events.some(
+    (event) =>
+      event.author === toolContext.invocationContext.agent?.name &&
+      (event.content?.parts ?? []).some((part) => {
+        const call = part.functionCall;
+        if (call?.name !== REQUEST_CONFIRMATION_FUNCTION_CALL_NAME) return false;
+        const args = call.args as
+          | {
+              originalFunctionCall?: { id?: unknown };
+              toolConfirmation?: { payload?: { type?: unknown } };
+            }
+          | undefined;
+        return (
+          args?.originalFunctionCall?.id === id &&
+          args.toolConfirmation?.payload?.type === 'ksadk_input'
+        );
+      }),
+  );
 }
 
 /**
@@ -57,11 +98,15 @@ export class KsadkAdkTool extends BaseTool {
     };
   }
 
-  /** Tells ADK's resume check that this call was gated, so it accepts the confirmation. */
+  /**
+   * Tells ADK's resume check that this call was gated — by an approval, or by a question it asked
+   * mid-call (found in the session, so it holds across processes) — so it accepts the confirmation.
+   */
   override async checkRequireConfirmation(
     _args: Record<string, unknown>,
     toolContext?: Context,
   ): Promise<boolean> {
+    if (toolContext && askedForInput(toolContext)) return true;
     const check = (): boolean => this.gateway.requiresApproval(this.ksadkTool);
     return toolContext ? runWithInvocationDefaults(adkDefaults(toolContext), check) : check();
   }
@@ -82,6 +127,25 @@ export class KsadkAdkTool extends BaseTool {
         ...(toolContext.functionCallId ? { callId: toolContext.functionCallId } : {}),
         ...(toolContext.abortSignal ? { signal: toolContext.abortSignal } : {}),
         ...(this.onProgress ? { onProgress: this.onProgress } : {}),
+        // A question mid-call (an MCP elicitation) is one more ADK confirmation; the human's
+        // answer comes back as its payload ({ action, content }) or as a plain decline.
+        askHuman: (request) => {
+          const confirmation = toolContext.toolConfirmation;
+          if (confirmation) {
+            const payload = confirmation.payload as { action?: unknown } | undefined;
+            if (typeof payload?.action === 'string') return parseHumanInputAnswer(payload);
+            // ADK 2.0 raises one confirmation per call: a call resumed from its approval cannot
+            // pause again for a question, so the question is declined.
+            return { action: 'decline' };
+          }
+          const question: KsadkInputPayload = request;
+          toolContext.requestConfirmation({
+            hint: `${request.source} asks: ${request.message.slice(0, 500)}`,
+            payload: question,
+          });
+          toolContext.actions.skipSummarization = true;
+          return PAUSED;
+        },
         decide: (pause) => {
           // Resumed: ADK hands back the confirmation the human gave.
           const confirmation = toolContext.toolConfirmation;
