@@ -8,10 +8,17 @@ export {
 export {
   type McpConfigProblem,
   type McpConfigResult,
+  type McpHttpServerConfig,
+  type McpHttpServerOptions,
+  type McpServerCommonOptions,
   type McpServerConfig,
   type McpServerOptions,
+  type McpServersObject,
+  type McpStdioServerConfig,
+  type McpStdioServerOptions,
   parseMcpServerConfigs,
 } from './mcp-config.js';
+export type { McpProcessExit, McpToolsetDiagnostics } from './mcp-connection.js';
 export {
   createMcpToolset,
   type McpToolProblem,

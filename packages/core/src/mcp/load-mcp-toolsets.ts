@@ -6,6 +6,7 @@ import { modelSafeErrorMessage } from '../util/sanitize-message.js';
 import {
   loadMcpServerConfigsFromEnv,
   type McpServerOptions,
+  type McpServersObject,
   mcpDedupeKey,
   mcpToolsEnabled,
   parseMcpServerConfigs,
@@ -16,7 +17,7 @@ import { createMcpToolset, type McpToolset } from './mcp-toolset.js';
 export interface LoadMcpToolsetsOptions {
   /** Throw on the first configuration problem, unreachable server or name conflict instead of reporting it. */
   strict?: boolean;
-  /** The `fetch` the transports use. */
+  /** The `fetch` the HTTP transports use. */
   fetch?: typeof fetch;
 }
 
@@ -28,19 +29,34 @@ export interface McpLoadResult {
   readonly tools: Tool[];
   /** Every configuration problem, skipped duplicate, unreachable server and name conflict. */
   readonly problems: string[];
-  /** Ends every session. */
+  /** Ends every session and stops every stdio server (with its process group). */
   close(): Promise<void>;
 }
 
 /**
- * Connects to MCP servers (concurrently) and collects their tools. Servers are de-duplicated by
- * `url|prefix`; a server that cannot be reached is reported and skipped; two servers offering the
- * same tool name are both kept, the later one with a hash suffix, and the collision reported.
+ * Connects to MCP servers (concurrently; stdio servers are started) and collects their tools.
+ * `configs` is a list of servers or the Claude Desktop / Cursor `{ mcpServers: { … } }` object.
+ * Servers are de-duplicated by `url|prefix` (stdio: command, arguments, cwd and prefix); a server
+ * that cannot be reached or started is reported and skipped; two servers offering the same tool
+ * name are both kept, the later one with a hash suffix, and the collision reported.
+ *
+ * @example
+ * ```ts
+ * const mcp = await loadMcpToolsets({
+ *   mcpServers: {
+ *     github: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-github'], env: { GITHUB_TOKEN: token } },
+ *     docs: { url: 'https://docs.example.com/mcp' },
+ *   },
+ * });
+ * for (const problem of mcp.problems) console.warn(problem);
+ * // … hand mcp.tools to your framework adapter, then:
+ * await mcp.close(); // ends the sessions and stops the stdio servers
+ * ```
  *
  * @throws {KsadkError} `invalid_config` with `strict`, listing what went wrong.
  */
 export async function loadMcpToolsets(
-  configs: readonly McpServerOptions[] | unknown,
+  configs: readonly McpServerOptions[] | McpServersObject | unknown,
   options: LoadMcpToolsetsOptions = {},
 ): Promise<McpLoadResult> {
   checkOptions(options, ['strict', 'fetch'], 'loadMcpToolsets()');
@@ -52,7 +68,9 @@ export async function loadMcpToolsets(
   for (const config of parsed.configs) {
     const key = mcpDedupeKey(config);
     if (seen.has(key)) {
-      problems.push(`MCP server ${config.name}: same url and prefix as an earlier server, skipped`);
+      const same =
+        config.type === 'stdio' ? 'command, arguments, cwd and prefix' : 'url and prefix';
+      problems.push(`MCP server ${config.name}: same ${same} as an earlier server, skipped`);
       continue;
     }
     seen.add(key);
@@ -67,7 +85,7 @@ export async function loadMcpToolsets(
     const outcome = reached[index]!;
     if (outcome.status === 'rejected') {
       problems.push(
-        `MCP server ${toolset.name} is unreachable: ${modelSafeErrorMessage(outcome.reason)}`,
+        `MCP server ${toolset.name} is ${toolset.diagnostics().transport === 'stdio' ? 'unavailable' : 'unreachable'}: ${modelSafeErrorMessage(outcome.reason)}`,
       );
       await toolset.close();
       continue;

@@ -5,15 +5,17 @@ import { probeToolSchema } from '../schema/probe-tool-schema.js';
 import { createToolNameRegistry, type ToolNameRegistry } from '../schema/tool-names.js';
 import { defineJsonSchemaTool } from '../tool/define-tool.js';
 import type { JsonSchema, Tool, ToolExecutionContext } from '../tool/tool.js';
-import { registerSecret } from '../util/redact.js';
 import { modelSafeErrorMessage } from '../util/sanitize-message.js';
+import { createHttpConnection } from './http-connection.js';
 import { type McpServerConfig, mcpDedupeKey } from './mcp-config.js';
+import type { McpConnection, McpSession, McpToolsetDiagnostics } from './mcp-connection.js';
+import { createStdioConnection } from './stdio-connection.js';
 
 /** Options for {@link createMcpToolset}. */
 export interface McpToolsetOptions {
   /** Names handed out across several toolsets (so collisions between servers are caught). @default one per toolset */
   names?: ToolNameRegistry;
-  /** The `fetch` the transport uses. @default globalThis.fetch */
+  /** The `fetch` the HTTP transports use. @default globalThis.fetch */
   fetch?: typeof fetch;
   /** Client name sent at initialisation. @default 'ksadk' */
   clientName?: string;
@@ -26,13 +28,16 @@ export interface McpToolProblem {
   readonly message: string;
 }
 
-/** One MCP server's tools, over one pooled Streamable HTTP session. */
+/**
+ * One MCP server's tools, over one pooled session: Streamable HTTP (or legacy SSE) for a URL,
+ * one child process for a stdio server.
+ */
 export interface McpToolset {
   /** The server's configured name. */
   readonly name: string;
   /** `mcp:<name>`. */
   readonly group: string;
-  /** `<url>|<prefix>`. */
+  /** What servers are de-duplicated by (see {@link mcpDedupeKey}). */
   readonly dedupeKey: string;
   /** Connects (once) and lists the tools (every page); cached after the first success. */
   tools(): Promise<Tool[]>;
@@ -42,12 +47,12 @@ export interface McpToolset {
   prefetch(): Promise<void>;
   /** Tools of the server that were left out (bad schema, `approval` argument, name conflict). */
   readonly problems: readonly McpToolProblem[];
-  /** Ends the session. The toolset reconnects if used again. */
-  close(): Promise<void>;
-}
-
-interface Session {
-  client: Client;
+  /**
+   * The connection's state for the host: transport, stdio process id, starts and crashes, the
+   * last exit, the restart back-off and the tail of the server's stderr. Never shown to the model.
+   */
+  diagnostics(): McpToolsetDiagnostics;
+  /** Ends the session (a stdio server is stopped with its process group). The toolset reconnects if used again. */
   close(): Promise<void>;
 }
 
@@ -61,6 +66,11 @@ function sessionExpired(error: unknown): boolean {
 
 function timedOut(error: unknown): boolean {
   return (error as { code?: unknown } | undefined)?.code === -32001;
+}
+
+/** The SDK's `ConnectionClosed`: the transport ended (a stdio server exited) with requests pending. */
+function connectionClosed(error: unknown): boolean {
+  return (error as { code?: unknown } | undefined)?.code === -32000;
 }
 
 /** Maps an MCP `CallToolResult` to a KsADK result: `isError` → `mcp_tool_error`; text joined; structured content and `_meta` kept. */
@@ -94,15 +104,28 @@ export function mapMcpCallResult(result: {
 }
 
 /**
- * Creates the toolset of one MCP server: one pooled Streamable HTTP session (not a client per
- * call), `tools/list` across pages, `tool_filter` on the server's own names, `<prefix>_<tool>`
- * names made valid by the shared sanitiser, the server's JSON Schemas as the tools' schemas, and
- * every tool at the configured risk (medium by default) so the gateway gates it.
+ * Creates the toolset of one MCP server: one pooled session (not a client per call) —
+ * Streamable HTTP for a URL (legacy SSE when the server answers Streamable HTTP's `initialize`
+ * with a 4xx), or one child process for a stdio server —, `tools/list` across pages,
+ * `tool_filter` on the server's own names, `<prefix>_<tool>` names made valid by the shared
+ * sanitiser, the server's JSON Schemas as the tools' schemas, and every tool at the configured
+ * risk (medium by default) so the gateway gates it.
  *
- * An expired session (HTTP 404) is re-initialised and `tools/list` retried; a `tools/call` is
- * never replayed — it answers `{ ok: false, error_type: 'mcp_session_expired', retryable: true }`
- * and the next call uses a fresh session. An unreachable server gives `mcp_unavailable`
- * (`retryable`) and is tried again on the next call.
+ * A `tools/call` is never replayed. An expired HTTP session (404) answers
+ * `{ ok: false, error_type: 'mcp_session_expired', retryable: true }` and the next call uses a
+ * fresh session; an unreachable server, or a stdio server that stops while a call runs, answers
+ * `mcp_unavailable` (`retryable`) and the next call reconnects — a stdio server is restarted
+ * with back-off (0.5 s, 1 s, 2 s… up to 30 s; reset after a minute of health). `tools/list` is
+ * retried after a lost session.
+ *
+ * @example
+ * ```ts
+ * const { configs } = parseMcpServerConfigs([{ name: 'files', command: 'npx', args: ['-y', 'my-mcp-server'] }]);
+ * const toolset = createMcpToolset(configs[0]!);
+ * const tools = await toolset.tools(); // starts the server
+ * console.log(toolset.diagnostics().stderrTail);
+ * await toolset.close(); // stops it and everything it started
+ * ```
  */
 export function createMcpToolset(
   config: McpServerConfig,
@@ -114,67 +137,43 @@ export function createMcpToolset(
   const problems: McpToolProblem[] = [];
   /** Model-facing names this toolset was given, by the server's tool name (stable across refreshes). */
   const given = new Map<string, string>();
-  let session: Promise<Session> | undefined;
+  let session: Promise<McpSession> | undefined;
+  /** The session `session` resolved to, once it has. */
+  let opened: McpSession | undefined;
   let cached: Tool[] | undefined;
   let listing:
     | Promise<{ name: string; description?: string; inputSchema: JsonSchema }[]>
     | undefined;
+  const connection: McpConnection =
+    config.type === 'stdio'
+      ? createStdioConnection(config, { clientName: options.clientName })
+      : createHttpConnection(config, { fetch: options.fetch, clientName: options.clientName });
 
-  const headers: Record<string, string> = {
-    ...(config.headers ?? {}),
-    ...(config.apiKey ? { Authorization: `Bearer ${config.apiKey}` } : {}),
-  };
-  // Whatever the server echoes back (errors, `isError` text, results), these never reach the model.
-  registerSecret(config.apiKey);
-  for (const value of Object.values(headers)) registerSecret(value);
-
-  const connect = async (): Promise<Session> => {
-    const [{ Client }, { StreamableHTTPClientTransport }] = await Promise.all([
-      import('@modelcontextprotocol/sdk/client/index.js'),
-      import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
-    ]);
-    const transport = new StreamableHTTPClientTransport(new URL(config.url), {
-      requestInit: { headers },
-      ...(options.fetch ? { fetch: options.fetch } : {}),
-    });
-    const client = new Client({ name: options.clientName ?? 'ksadk', version: '0.1.0' });
-    try {
-      await client.connect(transport, { timeout: config.timeoutMs });
-    } catch (error) {
-      await client.close().catch(() => undefined);
-      throw error;
+  const current = (): Promise<McpSession> => {
+    // A stdio server that exited is replaced (after its back-off) by the next use.
+    if (opened && !opened.alive()) {
+      session = undefined;
+      opened = undefined;
     }
-    return {
-      client,
-      // Tell a stateful server the session is over (DELETE), then close the transport.
-      close: async () => {
-        await transport.terminateSession().catch(() => undefined);
-        await client.close();
-      },
-    };
-  };
-  /** Initialisation is safe to repeat: retry it when a pooled connection turns out to be dead. */
-  const connectWithRetry = async (): Promise<Session> => {
-    for (let attempt = 0; ; attempt += 1) {
-      try {
-        return await connect();
-      } catch (error) {
-        if (attempt >= 2 || !(error instanceof TypeError)) throw error;
-      }
-    }
-  };
-  const current = (): Promise<Session> => {
     if (!session) {
-      const attempt = connectWithRetry();
+      const attempt = connection.open();
       session = attempt;
-      attempt.catch(() => {
-        if (session === attempt) session = undefined;
-      });
+      attempt.then(
+        (value) => {
+          if (session === attempt) opened = value;
+        },
+        () => {
+          if (session === attempt) session = undefined;
+        },
+      );
     }
     return session;
   };
-  const drop = async (dead: Promise<Session>): Promise<void> => {
-    if (session === dead) session = undefined;
+  const drop = async (dead: Promise<McpSession>): Promise<void> => {
+    if (session === dead) {
+      session = undefined;
+      opened = undefined;
+    }
     await dead.then((s) => s.close()).catch(() => undefined);
   };
 
@@ -183,8 +182,15 @@ export function createMcpToolset(
   > => {
     for (let attempt = 0; ; attempt += 1) {
       const active = current();
+      let client: Client;
       try {
-        const { client } = await active;
+        ({ client } = await active);
+      } catch (error) {
+        // A stdio server that could not start is not started again at once (its back-off).
+        if (connection.kind === 'stdio' || attempt >= 3) throw error;
+        continue;
+      }
+      try {
         const tools: { name: string; description?: string; inputSchema: JsonSchema }[] = [];
         let cursor: string | undefined;
         for (let page = 0; page < 100; page += 1) {
@@ -198,9 +204,11 @@ export function createMcpToolset(
         return tools;
       } catch (error) {
         // Listing is read-only, so after a lost session or connection it is safe to try again
-        // (a restarted server can leave several dead keep-alive connections behind).
+        // (a restarted server can leave several dead keep-alive connections behind; a stdio
+        // server that stopped mid-listing is started again once).
         await drop(active);
-        if (attempt < 3) continue;
+        const retries = connection.kind === 'stdio' ? (connectionClosed(error) ? 1 : 0) : 3;
+        if (attempt < retries) continue;
         throw error;
       }
     }
@@ -212,22 +220,21 @@ export function createMcpToolset(
     context: ToolExecutionContext,
   ): Promise<ToolResult> => {
     const active = current();
-    let client: Client;
+    let live: McpSession;
     try {
-      ({ client } = await active);
+      live = await active;
     } catch (error) {
-      return {
-        ok: false,
-        error_type: 'mcp_unavailable',
-        error_message: `MCP server ${config.name} is unreachable: ${modelSafeErrorMessage(error)}`,
-        retryable: true,
-      };
+      return unavailable(modelSafeErrorMessage(error));
     }
     try {
-      const result = await client.callTool({ name: originalName, arguments: args }, undefined, {
-        timeout: config.timeoutMs,
-        signal: context.signal,
-      });
+      const result = await live.client.callTool(
+        { name: originalName, arguments: args },
+        undefined,
+        {
+          timeout: config.timeoutMs,
+          signal: context.signal,
+        },
+      );
       return mapMcpCallResult(result);
     } catch (error) {
       if (context.signal.aborted) throw error;
@@ -248,18 +255,31 @@ export function createMcpToolset(
           retryable: true,
         };
       }
-      if ((error as { code?: unknown }).code === undefined || error instanceof TypeError) {
+      const ended = live.endedBecause();
+      if (connectionClosed(error) && ended) {
+        // The server process stopped with the call in flight: never replayed.
         await drop(active);
-        return {
-          ok: false,
-          error_type: 'mcp_unavailable',
-          error_message: `MCP server ${config.name} is unreachable: ${modelSafeErrorMessage(error)}`,
-          retryable: true,
-        };
+        return unavailable(
+          `it stopped while the call was running (${modelSafeErrorMessage(ended)}). The call was not retried and may or may not have taken effect; the server is started again on the next call.`,
+        );
+      }
+      if (
+        connectionClosed(error) ||
+        (error as { code?: unknown }).code === undefined ||
+        error instanceof TypeError
+      ) {
+        await drop(active);
+        return unavailable(modelSafeErrorMessage(error));
       }
       return { ok: false, error_type: 'mcp_error', error_message: modelSafeErrorMessage(error) };
     }
   };
+  const unavailable = (why: string): ToolResult => ({
+    ok: false,
+    error_type: 'mcp_unavailable',
+    error_message: `MCP server ${config.name} is unavailable: ${why}`,
+    retryable: true,
+  });
 
   const toTools = (
     listed: { name: string; description?: string; inputSchema: JsonSchema }[],
@@ -361,10 +381,17 @@ export function createMcpToolset(
       cached = await usable(toTools(await listAll()));
       return cached;
     },
+    diagnostics() {
+      return connection.diagnostics();
+    },
     async close() {
       const active = session;
       session = undefined;
-      if (active) await active.then((s) => s.close()).catch(() => undefined);
+      opened = undefined;
+      await Promise.all([
+        active?.then((s) => s.close()).catch(() => undefined),
+        connection.close(),
+      ]);
     },
   };
 }

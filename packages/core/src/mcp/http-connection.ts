@@ -1,0 +1,150 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { registerSecret } from '../util/redact.js';
+import { modelSafeErrorMessage } from '../util/sanitize-message.js';
+import type { McpHttpServerConfig } from './mcp-config.js';
+import {
+  clientInfo,
+  type McpConnection,
+  type McpSession,
+  type McpToolsetDiagnostics,
+} from './mcp-connection.js';
+
+/** Options shared by the HTTP transports. */
+export interface HttpConnectionOptions {
+  fetch?: typeof fetch | undefined;
+  clientName?: string | undefined;
+}
+
+/**
+ * Sessions with a server over HTTP: Streamable HTTP, or the legacy HTTP+SSE transport. A server
+ * whose kind is not known yet is tried with Streamable HTTP first; when it answers `initialize`
+ * with a 4xx (what a legacy server does with a POST it does not expect) the same URL is tried
+ * with SSE, and from then on the server is known to be SSE. A refused connection, a 5xx or a
+ * timeout is no reason to fall back.
+ */
+export function createHttpConnection(
+  config: McpHttpServerConfig,
+  options: HttpConnectionOptions = {},
+): McpConnection {
+  let kind: 'streamable-http' | 'sse' | undefined = config.type === 'sse' ? 'sse' : undefined;
+  let starts = 0;
+  const headers: Record<string, string> = {
+    ...(config.headers ?? {}),
+    ...(config.apiKey ? { Authorization: `Bearer ${config.apiKey}` } : {}),
+  };
+  // Whatever the server echoes back (errors, `isError` text, results), these never reach the model.
+  registerSecret(config.apiKey);
+  for (const value of Object.values(headers)) registerSecret(value);
+  const fetchOption = options.fetch ? { fetch: options.fetch } : {};
+
+  const connect = async (transport: Transport, end: () => Promise<void>): Promise<McpSession> => {
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const client: Client = new Client(clientInfo(options.clientName));
+    try {
+      await client.connect(transport, { timeout: config.timeoutMs });
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      throw error;
+    }
+    starts += 1;
+    return {
+      client,
+      alive: () => true,
+      endedBecause: () => undefined,
+      close: async () => {
+        await end().catch(() => undefined);
+        await client.close();
+      },
+    };
+  };
+
+  const streamable = async (): Promise<McpSession> => {
+    const { StreamableHTTPClientTransport } = await import(
+      '@modelcontextprotocol/sdk/client/streamableHttp.js'
+    );
+    const transport = new StreamableHTTPClientTransport(new URL(config.url), {
+      requestInit: { headers },
+      // No resumption: SDK 1.x would re-open a stream after a JSON-RPC error reply and a server's
+      // event store may then replay old messages (server requests included).
+      reconnectionOptions: {
+        maxRetries: 0,
+        initialReconnectionDelay: 1000,
+        maxReconnectionDelay: 30_000,
+        reconnectionDelayGrowFactor: 1.5,
+      },
+      ...fetchOption,
+    });
+    // Tell a stateful server the session is over (DELETE) before closing.
+    return connect(transport, () => transport.terminateSession());
+  };
+
+  const sse = async (): Promise<McpSession> => {
+    const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
+    const transport = new SSEClientTransport(new URL(config.url), {
+      requestInit: { headers },
+      ...fetchOption,
+    });
+    return connect(transport, async () => undefined);
+  };
+
+  /** Initialisation is safe to repeat: retry it when a pooled connection turns out to be dead. */
+  const withRetry = async (open: () => Promise<McpSession>): Promise<McpSession> => {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await open();
+      } catch (error) {
+        if (attempt >= 2 || !(error instanceof TypeError)) throw error;
+      }
+    }
+  };
+
+  /** The status of a 4xx answer to Streamable HTTP's `initialize` (what a legacy HTTP+SSE server gives). */
+  const legacyStatus = async (error: unknown): Promise<number | undefined> => {
+    const { StreamableHTTPError } = await import(
+      '@modelcontextprotocol/sdk/client/streamableHttp.js'
+    );
+    const code = error instanceof StreamableHTTPError ? error.code : undefined;
+    return typeof code === 'number' && code >= 400 && code < 500 ? code : undefined;
+  };
+
+  return {
+    kind: 'http',
+    async open() {
+      if (kind === 'sse') return withRetry(sse);
+      try {
+        const session = await withRetry(streamable);
+        kind = 'streamable-http';
+        return session;
+      } catch (error) {
+        // Only a server never reached over Streamable HTTP may turn out to be a legacy one.
+        const status = kind === undefined ? await legacyStatus(error) : undefined;
+        if (status === undefined) throw error;
+        let session: McpSession;
+        try {
+          session = await withRetry(sse);
+        } catch (sseError) {
+          throw new Error(
+            `it answered Streamable HTTP with ${status} (${modelSafeErrorMessage(error)}), and the legacy SSE transport failed too: ${modelSafeErrorMessage(sseError)}`,
+            { cause: error },
+          );
+        }
+        kind = 'sse';
+        return session;
+      }
+    },
+    diagnostics(): McpToolsetDiagnostics {
+      return {
+        transport: kind,
+        pid: undefined,
+        starts,
+        crashes: 0,
+        lastExit: undefined,
+        restartNotBefore: undefined,
+        stderrTail: '',
+        stderrBytes: 0,
+      };
+    },
+    async close() {},
+  };
+}

@@ -1,0 +1,212 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { redactSecrets, registerSecret, secretValuesFromEnv } from '../util/redact.js';
+import type { McpStdioServerConfig } from './mcp-config.js';
+import {
+  clientInfo,
+  type McpConnection,
+  type McpProcessExit,
+  type McpSession,
+  type McpToolsetDiagnostics,
+} from './mcp-connection.js';
+import { createRestartBackoff, type RestartBackoffOptions } from './restart-backoff.js';
+import { StderrTail } from './stderr-tail.js';
+import type { ProcessGroupStdioTransport, StdioProcessExit } from './stdio-transport.js';
+
+/** Bytes of stderr kept per server. */
+const STDERR_TAIL_BYTES = 64 * 1024;
+/** Longest message (one stdout line) a stdio server may send. */
+const MAX_STDIO_MESSAGE_BYTES = 16 * 1024 * 1024;
+/** After stdin closes, how long a server may take to exit before SIGTERM, then SIGKILL. */
+const CLOSE_GRACE_MS = 2_000;
+/** The variables of this process a stdio server gets (its entry's `env` besides). */
+const INHERITED = ['PATH', 'HOME'] as const;
+
+/** Options of {@link createStdioConnection} (tests shorten the timings). */
+export interface StdioConnectionOptions {
+  clientName?: string | undefined;
+  maxMessageBytes?: number;
+  graceMs?: number;
+  backoff?: RestartBackoffOptions;
+}
+
+/** The child's whole environment: `PATH` and `HOME` of this process, then the entry's `env`. */
+export function stdioServerEnv(
+  config: Pick<McpStdioServerConfig, 'env'>,
+  parent: NodeJS.ProcessEnv = process.env,
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of INHERITED) {
+    const value = parent[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return { ...env, ...config.env };
+}
+
+const describeExit = (exit: StdioProcessExit | undefined): string | undefined => {
+  if (!exit) return undefined;
+  if (exit.reason) return exit.reason;
+  if (exit.signal) return `it was ended by ${exit.signal}`;
+  return `it exited with code ${exit.code}`;
+};
+
+/**
+ * Sessions with a server run as a child process: started lazily by the first `open()`, one
+ * process at a time, restarted (by the next `open()`) with back-off after it stops on its own,
+ * stopped with its whole process group by `close()`. Its stderr is kept in a bounded tail for
+ * {@link McpConnection.diagnostics}.
+ */
+export function createStdioConnection(
+  config: McpStdioServerConfig,
+  options: StdioConnectionOptions = {},
+): McpConnection {
+  // Values of secret-looking variables (tokens, keys, passwords) are redacted from everything
+  // the server returns; other values (paths, modes, flags) stay readable.
+  for (const value of secretValuesFromEnv(config.env)) registerSecret(value);
+  const stderr = new StderrTail(STDERR_TAIL_BYTES);
+  const backoff = createRestartBackoff(options.backoff);
+  const running = new Set<ProcessGroupStdioTransport>();
+  let latest: ProcessGroupStdioTransport | undefined;
+  let lastExit: McpProcessExit | undefined;
+  let starts = 0;
+  let crashes = 0;
+  /** Bumped by `close()`: a start begun before it is abandoned. */
+  let epoch = 0;
+  /** Starts waiting out the back-off; `close()` wakes them. */
+  const waiting = new Set<() => void>();
+  const sleep = (ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      const wake = (): void => {
+        clearTimeout(timer);
+        waiting.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      waiting.add(wake);
+    });
+
+  const abandoned = (mine: number): boolean => mine !== epoch;
+
+  const open = async (): Promise<McpSession> => {
+    const mine = epoch;
+    const wait = backoff.waitMs();
+    if (wait > config.timeoutMs) {
+      throw new Error(`it keeps stopping; it will be started again in ${Math.ceil(wait / 1000)} s`);
+    }
+    if (wait > 0) await sleep(wait);
+    if (abandoned(mine)) throw new Error('it was closed');
+    const [{ Client }, { ProcessGroupStdioTransport }] = await Promise.all([
+      import('@modelcontextprotocol/sdk/client/index.js'),
+      import('./stdio-transport.js'),
+    ]);
+    if (abandoned(mine)) throw new Error('it was closed');
+    let exit: StdioProcessExit | undefined;
+    const transport = new ProcessGroupStdioTransport({
+      command: config.command,
+      args: config.args,
+      cwd: config.cwd,
+      env: stdioServerEnv(config),
+      maxMessageBytes: options.maxMessageBytes ?? MAX_STDIO_MESSAGE_BYTES,
+      graceMs: options.graceMs ?? CLOSE_GRACE_MS,
+      stderr,
+      onExit: (ended) => {
+        exit = ended;
+        lastExit = {
+          pid: ended.pid,
+          code: ended.code,
+          signal: ended.signal,
+          requested: ended.requested,
+          ...(ended.reason ? { reason: ended.reason } : {}),
+          at: new Date(),
+        };
+        // Stopped on its own, or stopped here because it misbehaved.
+        if (!ended.requested || ended.reason !== undefined) {
+          crashes += 1;
+          backoff.failed();
+        }
+      },
+    });
+    transport.onclose = () => running.delete(transport);
+    running.add(transport);
+    latest = transport;
+    starts += 1;
+    backoff.started();
+    const client: Client = new Client(clientInfo(options.clientName));
+    try {
+      await client.connect(transport, { timeout: config.timeoutMs });
+    } catch (error) {
+      const before = exit;
+      transport.kill('it did not complete initialisation');
+      await client.close().catch(() => undefined);
+      await transport.close();
+      if (exit === undefined) {
+        // It never ran (the spawn failed): a failure for the back-off all the same.
+        const reason = (error as { code?: unknown }).code;
+        lastExit = {
+          pid: undefined,
+          code: null,
+          signal: null,
+          requested: false,
+          reason: `it could not be started${typeof reason === 'string' ? ` (${reason})` : ''}`,
+          at: new Date(),
+        };
+        crashes += 1;
+        backoff.failed();
+      }
+      throw startError(error, before);
+    }
+    if (abandoned(mine)) {
+      await transport.close();
+      throw new Error('it was closed');
+    }
+    return {
+      client,
+      alive: () => transport.alive,
+      endedBecause: () => describeExit(exit),
+      close: () => client.close(),
+    };
+  };
+
+  const startError = (error: unknown, exit: StdioProcessExit | undefined): Error => {
+    const code = (error as { code?: unknown }).code;
+    if (exit && !exit.requested) {
+      return new Error(`it stopped during initialisation (${describeExit(exit)})`, {
+        cause: error,
+      });
+    }
+    if (code === -32001) {
+      return new Error(`it did not answer initialize within ${config.timeoutMs} ms`, {
+        cause: error,
+      });
+    }
+    if (typeof code === 'string') {
+      // spawn errors: ENOENT (no such program, or no such cwd), EACCES…
+      return new Error(`it could not be started (${config.command}: ${code})`, {
+        cause: error,
+      });
+    }
+    return error instanceof Error ? error : new Error(String(error));
+  };
+
+  return {
+    kind: 'stdio',
+    open,
+    diagnostics(): McpToolsetDiagnostics {
+      const next = backoff.notBefore();
+      return {
+        transport: 'stdio',
+        pid: latest?.pid,
+        starts,
+        crashes,
+        lastExit,
+        restartNotBefore: next === undefined ? undefined : new Date(next),
+        stderrTail: redactSecrets(stderr.text()),
+        stderrBytes: stderr.total,
+      };
+    },
+    async close() {
+      epoch += 1;
+      for (const wake of [...waiting]) wake();
+      await Promise.all([...running].map((transport) => transport.close()));
+    },
+  };
+}

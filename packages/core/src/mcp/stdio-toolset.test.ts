@@ -1,0 +1,403 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { createToolGateway } from '../gateway/create-tool-gateway.js';
+import type { ToolResult } from '../gateway/results.js';
+import type { Tool } from '../tool/tool.js';
+import { loadMcpToolsets } from './load-mcp-toolsets.js';
+import { type McpStdioServerConfig, parseMcpServerConfigs } from './mcp-config.js';
+import { createMcpToolset, type McpToolset } from './mcp-toolset.js';
+import { trackedProcessGroups } from './process-groups.js';
+import { createStdioConnection } from './stdio-connection.js';
+
+const FIXTURES = fileURLToPath(new URL('./test-fixtures/', import.meta.url));
+const SERVER = path.join(FIXTURES, 'stdio-server.mjs');
+const SILENT = path.join(FIXTURES, 'silent-server.mjs');
+const CORE = fileURLToPath(new URL('../..', import.meta.url));
+const MiB = 1024 * 1024;
+
+const gateway = createToolGateway({ approvalMode: 'full', env: {} });
+const toolsets: McpToolset[] = [];
+/** Every process id a test saw, killed (by id) after the run if one somehow survived. */
+const seen = new Set<number>();
+
+afterEach(async () => {
+  await Promise.all(toolsets.splice(0).map((toolset) => toolset.close()));
+});
+afterAll(() => {
+  for (const pid of seen) if (alive(pid)) process.kill(pid, 'SIGKILL');
+});
+
+/** Whether a process exists and is not a zombie waiting to be reaped. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Watches the event loop while it runs: the longest gap between 10 ms ticks, and the longest
+ * gap during which this process was actually busy (CPU time spent in it; a gap while the machine
+ * ran other work — the suites of other packages, in CI — is not the loop being blocked), and
+ * the peak RSS.
+ */
+function watchLoop(): {
+  stop(): { longestGapMs: number; longestBusyMs: number; rssGrowth: number };
+} {
+  const rss = process.memoryUsage().rss;
+  let peak = rss;
+  let longest = 0;
+  let busiest = 0;
+  let last = performance.now();
+  let lastCpu = process.cpuUsage();
+  const ticker = setInterval(() => {
+    const now = performance.now();
+    const cpu = process.cpuUsage(lastCpu);
+    const gap = now - last;
+    longest = Math.max(longest, gap);
+    busiest = Math.max(busiest, Math.min(gap, (cpu.user + cpu.system) / 1000));
+    last = now;
+    lastCpu = process.cpuUsage();
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 10);
+  return {
+    stop() {
+      clearInterval(ticker);
+      return { longestGapMs: longest, longestBusyMs: busiest, rssGrowth: peak - rss };
+    },
+  };
+}
+
+async function until(check: () => boolean, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (check()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return check();
+}
+
+function stdioToolset(entry: Record<string, unknown> = {}, script = SERVER): McpToolset {
+  const { configs, problems } = parseMcpServerConfigs([
+    { name: 'fixture', command: process.execPath, args: [script], ...entry },
+  ]);
+  expect(problems).toEqual([]);
+  const toolset = createMcpToolset(configs[0]!);
+  toolsets.push(toolset);
+  return toolset;
+}
+
+const byName = (tools: Tool[], name: string): Tool => {
+  const tool = tools.find((t) => t.name === name);
+  if (!tool) throw new Error(`no ${name} in ${tools.map((t) => t.name).join(', ')}`);
+  return tool;
+};
+
+async function call(tools: Tool[], name: string, args: Record<string, unknown> = {}) {
+  return (await gateway.invoke(byName(tools, name), args)) as ToolResult & { text?: string };
+}
+
+async function serverPid(tools: Tool[]): Promise<number> {
+  const result = await call(tools, 'whoami');
+  expect(result).toMatchObject({ ok: true });
+  const pid = (JSON.parse(result.text!) as { pid: number }).pid;
+  seen.add(pid);
+  return pid;
+}
+
+describe('a stdio MCP server', () => {
+  it('starts lazily and once, lists and calls through the gateway, and keeps its stderr for the host', async () => {
+    const toolset = stdioToolset();
+    expect(toolset.diagnostics()).toMatchObject({ transport: 'stdio', starts: 0, pid: undefined });
+    // Concurrent first uses share one process.
+    const [tools] = await Promise.all([toolset.tools(), toolset.prefetch(), toolset.prefetch()]);
+    expect(tools.map((tool) => tool.name).sort()).toEqual([
+      'crash',
+      'echo',
+      'endless_line',
+      'flood_stderr',
+      'slow',
+      'spawn_sleeper',
+      'whoami',
+    ]);
+    expect(byName(tools, 'echo')).toMatchObject({ group: 'mcp:fixture', originalName: 'echo' });
+    expect(await call(tools, 'echo', { message: 'hi' })).toEqual({
+      ok: true,
+      content: [{ type: 'text', text: 'echo:hi' }],
+      text: 'echo:hi',
+    });
+    const pids = await Promise.all([1, 2, 3, 4].map(() => serverPid(tools)));
+    expect(new Set(pids).size).toBe(1);
+    const diagnostics = toolset.diagnostics();
+    expect(diagnostics).toMatchObject({ transport: 'stdio', starts: 1, crashes: 0, pid: pids[0] });
+    expect(diagnostics.stderrTail).toContain(`stdio fixture ${pids[0]} ready`);
+    // The model never sees stderr: it is not part of any result.
+    expect(JSON.stringify(await call(tools, 'echo', { message: 'x' }))).not.toContain('ready');
+  });
+
+  it('gets a minimal environment: PATH, HOME and its entry’s env, nothing else of ours', async () => {
+    vi.stubEnv('SECRET_TOKEN', 'parent-secret-0123456789');
+    vi.stubEnv('OTHER_SETTING', 'parent-other');
+    const toolset = stdioToolset({
+      env: { GREETING: 'hello-from-entry', SERVICE_API_KEY: 'entry-key-abcdef123456' },
+    });
+    const tools = await toolset.tools();
+    const result = await call(tools, 'whoami');
+    const env = (JSON.parse(result.text!) as { env: Record<string, string> }).env;
+    expect(Object.keys(env).sort()).toEqual(
+      ['GREETING', 'PATH', 'SERVICE_API_KEY', ...(process.env['HOME'] ? ['HOME'] : [])].sort(),
+    );
+    expect(env['GREETING']).toBe('hello-from-entry');
+    expect(env['PATH']).toBe(process.env['PATH']);
+    // The entry's secret-looking values are registered: echoed back, they reach no one.
+    expect(env['SERVICE_API_KEY']).toBe('[REDACTED]');
+    expect(JSON.stringify(result)).not.toContain('parent-secret');
+  });
+
+  it('crashing mid-call: the call answers mcp_unavailable at once and is not replayed; the next call restarts it', async () => {
+    const toolset = stdioToolset();
+    const tools = await toolset.tools();
+    const first = await serverPid(tools);
+    let started = performance.now();
+    const crashed = await call(tools, 'crash');
+    const crashMs = performance.now() - started;
+    expect(crashed).toMatchObject({ ok: false, error_type: 'mcp_unavailable', retryable: true });
+    expect(crashed['error_message']).toMatch(/stopped while the call was running.*code 3/);
+    expect(crashMs).toBeLessThan(1000);
+    expect(toolset.diagnostics()).toMatchObject({
+      crashes: 1,
+      lastExit: { pid: first, code: 3, requested: false },
+    });
+    expect(alive(first)).toBe(false);
+    started = performance.now();
+    const second = await serverPid(tools);
+    const restartMs = performance.now() - started;
+    expect(second).not.toBe(first);
+    // The restart waited for the back-off (0.5 s) and the crash was not replayed (one crash).
+    expect(restartMs).toBeGreaterThanOrEqual(400);
+    expect(restartMs).toBeLessThan(5000);
+    expect(toolset.diagnostics()).toMatchObject({ starts: 2, crashes: 1, pid: second });
+    expect(await call(tools, 'echo', { message: 'back' })).toMatchObject({ text: 'echo:back' });
+  });
+
+  it('while it waits out the back-off: close() ends the wait at once, and a wait longer than the timeout fails fast', async () => {
+    const toolset = stdioToolset();
+    const tools = await toolset.tools();
+    await serverPid(tools);
+    expect(await call(tools, 'crash')).toMatchObject({ error_type: 'mcp_unavailable' });
+    expect(toolset.diagnostics().restartNotBefore).toBeInstanceOf(Date);
+    const started = performance.now();
+    const waiting = call(tools, 'echo', { message: 'late' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await toolset.close();
+    expect(await waiting).toMatchObject({
+      ok: false,
+      error_type: 'mcp_unavailable',
+      error_message: 'MCP server fixture is unavailable: it was closed',
+    });
+    expect(performance.now() - started).toBeLessThan(400);
+    expect(toolset.diagnostics().starts).toBe(1);
+
+    // A back-off longer than the server's timeout: the start fails at once instead of waiting.
+    const { configs } = parseMcpServerConfigs([
+      { name: 'quick', command: process.execPath, args: [SERVER], timeout_ms: 5000 },
+    ]);
+    const connection = createStdioConnection(configs[0] as McpStdioServerConfig, {
+      backoff: { initialMs: 8000 },
+    });
+    toolsets.push({ close: () => connection.close() } as McpToolset);
+    const session = await connection.open();
+    await expect(session.client.callTool({ name: 'crash' })).rejects.toThrowError(/closed/);
+    const before = performance.now();
+    await expect(connection.open()).rejects.toThrowError(
+      'it keeps stopping; it will be started again in 8 s',
+    );
+    expect(performance.now() - before).toBeLessThan(100);
+    expect(connection.diagnostics()).toMatchObject({ starts: 1, crashes: 1 });
+  });
+
+  it('crashing while a grandchild holds its pipes: the call still fails at once and the grandchild goes too', async () => {
+    const toolset = stdioToolset();
+    const tools = await toolset.tools();
+    const server = await serverPid(tools);
+    const sleeper = Number((await call(tools, 'spawn_sleeper')).text);
+    seen.add(sleeper);
+    expect(alive(sleeper)).toBe(true);
+    const started = performance.now();
+    expect(await call(tools, 'crash')).toMatchObject({ error_type: 'mcp_unavailable' });
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(await until(() => !alive(server) && !alive(sleeper), 2000)).toBe(true);
+  });
+
+  it('never answering initialize: listing fails within the timeout with a clear error, and no process is left', async () => {
+    const groups = trackedProcessGroups();
+    const toolset = stdioToolset({ name: 'silent', timeout_ms: 500 }, SILENT);
+    const started = performance.now();
+    await expect(toolset.tools()).rejects.toThrowError(
+      'it did not answer initialize within 500 ms',
+    );
+    const elapsed = performance.now() - started;
+    expect(elapsed).toBeGreaterThanOrEqual(450);
+    expect(elapsed).toBeLessThan(1500);
+    const pid = Number(/silent fixture (\d+) ready/.exec(toolset.diagnostics().stderrTail)?.[1]);
+    seen.add(pid);
+    expect(pid).toBeGreaterThan(0);
+    expect(await until(() => !alive(pid), 1000)).toBe(true);
+    expect(toolset.diagnostics()).toMatchObject({
+      pid: undefined,
+      crashes: 1,
+      lastExit: { pid, requested: true, reason: 'it did not complete initialisation' },
+    });
+    expect(trackedProcessGroups()).toBe(groups);
+    // Through the loader: reported and skipped.
+    const loaded = await loadMcpToolsets([
+      { name: 'silent', command: process.execPath, args: [SILENT], timeoutMs: 300 },
+    ]);
+    expect(loaded.problems).toEqual([
+      'MCP server silent is unavailable: it did not answer initialize within 300 ms',
+    ]);
+    expect(loaded.toolsets).toEqual([]);
+    expect(trackedProcessGroups()).toBe(groups);
+  });
+
+  it('a program that does not exist is reported, not thrown at the model', async () => {
+    const toolset = stdioToolset({ command: 'ksadk-no-such-program-1b2c' });
+    await expect(toolset.tools()).rejects.toThrowError(
+      'it could not be started (ksadk-no-such-program-1b2c: ENOENT)',
+    );
+    expect(toolset.diagnostics()).toMatchObject({
+      crashes: 1,
+      lastExit: { pid: undefined, reason: 'it could not be started (ENOENT)' },
+    });
+  });
+
+  it('flooding stderr: calls keep working, memory stays bounded, the tail stays at 64 KiB, the event loop never stalls', async () => {
+    const toolset = stdioToolset();
+    const tools = await toolset.tools();
+    await serverPid(tools);
+    const watch = watchLoop();
+    const started = performance.now();
+    expect(await call(tools, 'flood_stderr', { megabytes: 200 })).toMatchObject({ ok: true });
+    let calls = 0;
+    let slowest = 0;
+    while (toolset.diagnostics().stderrBytes < 200 * MiB) {
+      if (performance.now() - started > 25_000) throw new Error('the flood did not arrive');
+      const before = performance.now();
+      expect(await call(tools, 'echo', { message: String(calls) })).toMatchObject({
+        text: `echo:${calls}`,
+      });
+      slowest = Math.max(slowest, performance.now() - before);
+      calls += 1;
+    }
+    const elapsed = performance.now() - started;
+    const { longestGapMs, longestBusyMs, rssGrowth } = watch.stop();
+    console.log(
+      `stderr flood: 200 MiB in ${Math.round(elapsed)} ms, ${calls} calls meanwhile (slowest ${Math.round(slowest)} ms), longest event-loop gap ${Math.round(longestGapMs)} ms (busy ${Math.round(longestBusyMs)} ms), RSS +${Math.round(rssGrowth / MiB)} MiB`,
+    );
+    expect(calls).toBeGreaterThan(0);
+    const { stderrTail, stderrBytes } = toolset.diagnostics();
+    expect(stderrBytes).toBeGreaterThanOrEqual(200 * MiB);
+    expect(Buffer.byteLength(stderrTail)).toBeLessThanOrEqual(64 * 1024);
+    expect(stderrTail).toMatch(/^e+$/);
+    expect(longestBusyMs).toBeLessThan(250);
+    expect(rssGrowth).toBeLessThan(100 * MiB);
+  });
+
+  it('a 100 MB stdout line: the server is killed at the message cap and reported; the next call starts it again', async () => {
+    const toolset = stdioToolset();
+    const tools = await toolset.tools();
+    const first = await serverPid(tools);
+    const watch = watchLoop();
+    const started = performance.now();
+    const result = await call(tools, 'endless_line', { megabytes: 100 });
+    const elapsed = performance.now() - started;
+    const { longestGapMs, longestBusyMs, rssGrowth } = watch.stop();
+    console.log(
+      `100 MB line: refused after ${Math.round(elapsed)} ms, longest event-loop gap ${Math.round(longestGapMs)} ms (busy ${Math.round(longestBusyMs)} ms), RSS +${Math.round(rssGrowth / MiB)} MiB`,
+    );
+    expect(result).toMatchObject({ ok: false, error_type: 'mcp_unavailable', retryable: true });
+    expect(result['error_message']).toMatch(/larger than 16777216 bytes/);
+    expect(elapsed).toBeLessThan(5000);
+    expect(longestBusyMs).toBeLessThan(250);
+    expect(rssGrowth).toBeLessThan(100 * MiB);
+    expect(await until(() => !alive(first), 1000)).toBe(true);
+    expect(toolset.diagnostics()).toMatchObject({
+      crashes: 1,
+      lastExit: { pid: first, requested: true, reason: expect.stringMatching(/larger than/) },
+    });
+    expect(await serverPid(tools)).not.toBe(first);
+  });
+
+  it('close() stops the server and the grandchild it started (stdin end, then SIGTERM to the group), and unhooks from exit', async () => {
+    const listeners = process.listenerCount('exit');
+    const groups = trackedProcessGroups();
+    const toolset = stdioToolset();
+    await toolset.close(); // before anything started: nothing to do
+    const tools = await toolset.tools();
+    expect(process.listenerCount('exit')).toBe(groups === 0 ? listeners + 1 : listeners);
+    const server = await serverPid(tools);
+    const sleeper = Number((await call(tools, 'spawn_sleeper')).text);
+    seen.add(sleeper);
+    expect(alive(sleeper)).toBe(true);
+    const started = performance.now();
+    await toolset.close();
+    const closeMs = performance.now() - started;
+    expect(alive(server)).toBe(false);
+    expect(await until(() => !alive(sleeper), 1000)).toBe(true);
+    // The fixture ignores end of input while its grandchild runs: SIGTERM after the 2 s grace.
+    expect(closeMs).toBeGreaterThanOrEqual(1900);
+    expect(closeMs).toBeLessThan(4000);
+    expect(toolset.diagnostics()).toMatchObject({ pid: undefined, crashes: 0 });
+    expect(trackedProcessGroups()).toBe(groups);
+    expect(process.listenerCount('exit')).toBe(listeners);
+    // Used again, it starts a new server.
+    expect(await serverPid(tools)).not.toBe(server);
+  });
+
+  it('a well-behaved server exits on end of input: close() is quick', async () => {
+    const toolset = stdioToolset();
+    const tools = await toolset.tools();
+    const server = await serverPid(tools);
+    const started = performance.now();
+    await toolset.close();
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(alive(server)).toBe(false);
+  });
+
+  it.each(['natural', 'exit'])(
+    'a host that ends without closing (%s exit) takes the server and its grandchild with it',
+    async (how) => {
+      const host = spawn(
+        process.execPath,
+        ['--import', 'tsx', path.join(FIXTURES, 'exit-host.mjs'), how, SERVER],
+        { cwd: CORE, stdio: ['ignore', 'pipe', 'pipe'], timeout: 20_000 },
+      );
+      let stdout = '';
+      let stderr = '';
+      host.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        stdout += chunk;
+      });
+      host.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+        stderr += chunk;
+      });
+      const started = performance.now();
+      const code = await new Promise((resolve) => host.on('close', resolve));
+      expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+      const { server, sleeper } = JSON.parse(stdout) as { server: number; sleeper: number };
+      seen.add(server).add(sleeper);
+      // The idle server did not keep the host alive (the timeout above would have killed it).
+      expect(performance.now() - started).toBeLessThan(15_000);
+      expect(await until(() => !alive(server) && !alive(sleeper), 1000)).toBe(true);
+    },
+  );
+});

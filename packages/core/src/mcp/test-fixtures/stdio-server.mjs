@@ -1,0 +1,76 @@
+// A small stdio MCP server for the transport tests: it answers normally and, on request,
+// misbehaves the ways real servers do (crashes mid-call, floods stderr, sends an endless line,
+// leaves a grandchild behind). `node stdio-server.mjs`.
+import { spawn } from 'node:child_process';
+import { writeSync } from 'node:fs';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { z } from 'zod';
+
+const server = new McpServer({ name: 'stdio-fixture', version: '1.0.0' });
+const text = (value) => ({ content: [{ type: 'text', text: value }] });
+const MiB = 1024 * 1024;
+
+/** Writes `megabytes` MiB to a descriptor, 1 MiB at a time, yielding between writes so calls are still served. */
+function pour(fd, megabytes, fill) {
+  const piece = Buffer.alloc(MiB, fill);
+  let left = megabytes * MiB;
+  const next = () => {
+    if (left <= 0) return;
+    try {
+      // The pipe may be non-blocking: a write can be partial.
+      left -= writeSync(fd, piece, 0, Math.min(MiB, left));
+    } catch (error) {
+      if (error.code !== 'EAGAIN') return; // the reader went away
+    }
+    setImmediate(next);
+  };
+  next();
+}
+
+server.registerTool(
+  'echo',
+  { description: 'Echoes a message.', inputSchema: { message: z.string() } },
+  ({ message }) => text(`echo:${message}`),
+);
+server.registerTool('whoami', { description: 'Process id and environment.' }, () =>
+  text(JSON.stringify({ pid: process.pid, env: process.env })),
+);
+server.registerTool('crash', { description: 'Exits in the middle of the call.' }, () => {
+  process.exit(3);
+});
+server.registerTool(
+  'slow',
+  { description: 'Answers after a while.', inputSchema: { ms: z.number() } },
+  ({ ms }) => new Promise((resolve) => setTimeout(() => resolve(text('late')), ms)),
+);
+server.registerTool(
+  'flood_stderr',
+  { description: 'Writes megabytes to stderr.', inputSchema: { megabytes: z.number() } },
+  ({ megabytes }) => {
+    pour(2, megabytes, 'e');
+    return text('flooding');
+  },
+);
+server.registerTool(
+  'endless_line',
+  {
+    description: 'Writes megabytes to stdout without a newline.',
+    inputSchema: { megabytes: z.number() },
+  },
+  ({ megabytes }) => {
+    pour(1, megabytes, 'x');
+    return new Promise(() => undefined); // never answers: the line is all there is
+  },
+);
+server.registerTool(
+  'spawn_sleeper',
+  { description: 'Starts a grandchild that holds our stdout and stderr.' },
+  () => {
+    const sleeper = spawn('sleep', ['1000'], { stdio: ['ignore', 'inherit', 'inherit'] });
+    return text(String(sleeper.pid));
+  },
+);
+
+process.stderr.write(`stdio fixture ${process.pid} ready\n`);
+await server.connect(new StdioServerTransport());
