@@ -5,6 +5,7 @@ import { modelSafeErrorMessage } from '../util/sanitize-message.js';
 import type { McpHttpServerConfig } from './mcp-config.js';
 import {
   clientInfo,
+  type McpClientSetup,
   type McpConnection,
   type McpSession,
   type McpToolsetDiagnostics,
@@ -14,6 +15,7 @@ import {
 export interface HttpConnectionOptions {
   fetch?: typeof fetch | undefined;
   clientName?: string | undefined;
+  setup?: McpClientSetup | undefined;
 }
 
 /**
@@ -40,7 +42,10 @@ export function createHttpConnection(
 
   const connect = async (transport: Transport, end: () => Promise<void>): Promise<McpSession> => {
     const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
-    const client: Client = new Client(clientInfo(options.clientName));
+    const client: Client = new Client(clientInfo(options.clientName), {
+      capabilities: options.setup?.capabilities ?? {},
+    });
+    await options.setup?.install(client);
     try {
       await client.connect(transport, { timeout: config.timeoutMs });
     } catch (error) {

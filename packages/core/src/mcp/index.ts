@@ -19,8 +19,16 @@ export {
   parseMcpServerConfigs,
 } from './mcp-config.js';
 export type { McpProcessExit, McpToolsetDiagnostics } from './mcp-connection.js';
+export type {
+  McpLogEvent,
+  McpSamplingRequest,
+  McpSamplingResult,
+  McpServerRequestOptions,
+} from './mcp-server-requests.js';
 export {
   createMcpToolset,
+  type McpPrompt,
+  type McpResource,
   type McpToolProblem,
   type McpToolset,
   type McpToolsetOptions,

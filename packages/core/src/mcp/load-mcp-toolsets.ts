@@ -11,10 +11,15 @@ import {
   mcpToolsEnabled,
   parseMcpServerConfigs,
 } from './mcp-config.js';
+import {
+  type McpServerRequestOptions,
+  SERVER_REQUEST_OPTIONS,
+  serverRequestOptions,
+} from './mcp-server-requests.js';
 import { createMcpToolset, type McpToolset } from './mcp-toolset.js';
 
 /** Options for {@link loadMcpToolsets}. */
-export interface LoadMcpToolsetsOptions {
+export interface LoadMcpToolsetsOptions extends McpServerRequestOptions {
   /** Throw on the first configuration problem, unreachable server or name conflict instead of reporting it. */
   strict?: boolean;
   /** The `fetch` the HTTP transports use. */
@@ -59,7 +64,7 @@ export async function loadMcpToolsets(
   configs: readonly McpServerOptions[] | McpServersObject | unknown,
   options: LoadMcpToolsetsOptions = {},
 ): Promise<McpLoadResult> {
-  checkOptions(options, ['strict', 'fetch'], 'loadMcpToolsets()');
+  checkOptions(options, ['strict', 'fetch', ...SERVER_REQUEST_OPTIONS], 'loadMcpToolsets()');
   const parsed = parseMcpServerConfigs(configs, 'mcp servers');
   const problems = parsed.problems.map((problem) => problem.message);
   const names = createToolNameRegistry();
@@ -75,7 +80,11 @@ export async function loadMcpToolsets(
     }
     seen.add(key);
     candidates.push(
-      createMcpToolset(config, { names, ...(options.fetch ? { fetch: options.fetch } : {}) }),
+      createMcpToolset(config, {
+        names,
+        ...(options.fetch ? { fetch: options.fetch } : {}),
+        ...serverRequestOptions(options),
+      }),
     );
   }
   const reached = await Promise.allSettled(candidates.map((toolset) => toolset.prefetch()));

@@ -59,3 +59,9 @@ export const clientInfo = (name: string | undefined): { name: string; version: s
   name: name ?? 'ksadk',
   version: '0.1.0',
 });
+
+/** How each new client is prepared before it connects: capabilities to declare, handlers to install. */
+export interface McpClientSetup {
+  readonly capabilities: Record<string, unknown>;
+  install(client: Client): Promise<void>;
+}

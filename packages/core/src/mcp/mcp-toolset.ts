@@ -4,21 +4,52 @@ import type { ToolResult } from '../gateway/results.js';
 import { probeToolSchema } from '../schema/probe-tool-schema.js';
 import { createToolNameRegistry, type ToolNameRegistry } from '../schema/tool-names.js';
 import { defineJsonSchemaTool } from '../tool/define-tool.js';
+import { inputRequiredResult } from '../tool/human-input.js';
+import { PAUSED } from '../tool/paused.js';
 import type { JsonSchema, Tool, ToolExecutionContext } from '../tool/tool.js';
 import { modelSafeErrorMessage } from '../util/sanitize-message.js';
 import { createHttpConnection } from './http-connection.js';
 import { type McpServerConfig, mcpDedupeKey } from './mcp-config.js';
 import type { McpConnection, McpSession, McpToolsetDiagnostics } from './mcp-connection.js';
+import { mapMcpCallResult } from './mcp-content.js';
+import {
+  createServerRequests,
+  type McpServerRequestOptions,
+  SERVER_REQUEST_OPTIONS,
+} from './mcp-server-requests.js';
 import { createStdioConnection } from './stdio-connection.js';
 
+/** A tool as `tools/list` describes it. */
+interface RemoteTool {
+  name: string;
+  description?: string;
+  inputSchema: JsonSchema;
+  execution?: { taskSupport?: string };
+}
+
 /** Options for {@link createMcpToolset}. */
-export interface McpToolsetOptions {
+export interface McpToolsetOptions extends McpServerRequestOptions {
   /** Names handed out across several toolsets (so collisions between servers are caught). @default one per toolset */
   names?: ToolNameRegistry;
   /** The `fetch` the HTTP transports use. @default globalThis.fetch */
   fetch?: typeof fetch;
   /** Client name sent at initialisation. @default 'ksadk' */
   clientName?: string;
+}
+
+/** A resource a server offers (`resources/list`). */
+export interface McpResource {
+  readonly uri: string;
+  readonly name: string;
+  readonly description?: string;
+  readonly mimeType?: string;
+}
+
+/** A prompt a server offers (`prompts/list`). */
+export interface McpPrompt {
+  readonly name: string;
+  readonly description?: string;
+  readonly arguments?: readonly { name: string; description?: string; required?: boolean }[];
 }
 
 /** A tool of the server that could not be offered, and why. */
@@ -52,11 +83,23 @@ export interface McpToolset {
    * last exit, the restart back-off and the tail of the server's stderr. Never shown to the model.
    */
   diagnostics(): McpToolsetDiagnostics;
+  /**
+   * The server's resources (every page, at most 1,000), for the host to attach to a conversation —
+   * not model tools.
+   */
+  listResources(): Promise<McpResource[]>;
+  /** Reads one resource (`resources/read`): its contents as the server sends them. */
+  readResource(uri: string): Promise<{ contents: readonly Record<string, unknown>[] }>;
+  /** The server's prompts (every page, at most 1,000). */
+  listPrompts(): Promise<McpPrompt[]>;
+  /** Renders one prompt (`prompts/get`) with its arguments. */
+  getPrompt(
+    name: string,
+    args?: Record<string, string>,
+  ): Promise<{ description?: string; messages: readonly Record<string, unknown>[] }>;
   /** Ends the session (a stdio server is stopped with its process group). The toolset reconnects if used again. */
   close(): Promise<void>;
 }
-
-type McpContent = { type: string; text?: string; [key: string]: unknown };
 
 const MAX_DESCRIPTION = 2000;
 
@@ -71,36 +114,6 @@ function timedOut(error: unknown): boolean {
 /** The SDK's `ConnectionClosed`: the transport ended (a stdio server exited) with requests pending. */
 function connectionClosed(error: unknown): boolean {
   return (error as { code?: unknown } | undefined)?.code === -32000;
-}
-
-/** Maps an MCP `CallToolResult` to a KsADK result: `isError` → `mcp_tool_error`; text joined; structured content and `_meta` kept. */
-export function mapMcpCallResult(result: {
-  content?: unknown;
-  structuredContent?: unknown;
-  isError?: unknown;
-  _meta?: unknown;
-}): ToolResult {
-  const content = Array.isArray(result.content) ? (result.content as McpContent[]) : [];
-  const text = content
-    .filter((part) => part.type === 'text' && typeof part.text === 'string')
-    .map((part) => part.text)
-    .join('\n');
-  const extras = {
-    ...(result.structuredContent !== undefined
-      ? { structured_content: result.structuredContent }
-      : {}),
-    ...(result._meta !== undefined ? { _meta: result._meta } : {}),
-  };
-  if (result.isError === true) {
-    return {
-      ok: false,
-      error_type: 'mcp_tool_error',
-      error_message: (text || 'The MCP tool reported an error.').slice(0, 2000),
-      content,
-      ...extras,
-    };
-  }
-  return { ok: true, content, ...(text ? { text } : {}), ...extras };
 }
 
 /**
@@ -131,7 +144,11 @@ export function createMcpToolset(
   config: McpServerConfig,
   options: McpToolsetOptions = {},
 ): McpToolset {
-  checkOptions(options, ['names', 'fetch', 'clientName'], 'createMcpToolset()');
+  checkOptions(
+    options,
+    ['names', 'fetch', 'clientName', ...SERVER_REQUEST_OPTIONS],
+    'createMcpToolset()',
+  );
   const names = options.names ?? createToolNameRegistry();
   const group = `mcp:${config.name}`;
   const problems: McpToolProblem[] = [];
@@ -141,13 +158,16 @@ export function createMcpToolset(
   /** The session `session` resolved to, once it has. */
   let opened: McpSession | undefined;
   let cached: Tool[] | undefined;
-  let listing:
-    | Promise<{ name: string; description?: string; inputSchema: JsonSchema }[]>
-    | undefined;
+  let listing: Promise<RemoteTool[]> | undefined;
+  const requests = createServerRequests(config.name, options);
   const connection: McpConnection =
     config.type === 'stdio'
-      ? createStdioConnection(config, { clientName: options.clientName })
-      : createHttpConnection(config, { fetch: options.fetch, clientName: options.clientName });
+      ? createStdioConnection(config, { clientName: options.clientName, setup: requests })
+      : createHttpConnection(config, {
+          fetch: options.fetch,
+          clientName: options.clientName,
+          setup: requests,
+        });
 
   const current = (): Promise<McpSession> => {
     // A stdio server that exited is replaced (after its back-off) by the next use.
@@ -177,9 +197,7 @@ export function createMcpToolset(
     await dead.then((s) => s.close()).catch(() => undefined);
   };
 
-  const listAll = async (): Promise<
-    { name: string; description?: string; inputSchema: JsonSchema }[]
-  > => {
+  const listAll = async (): Promise<RemoteTool[]> => {
     for (let attempt = 0; ; attempt += 1) {
       const active = current();
       let client: Client;
@@ -191,7 +209,7 @@ export function createMcpToolset(
         continue;
       }
       try {
-        const tools: { name: string; description?: string; inputSchema: JsonSchema }[] = [];
+        const tools: RemoteTool[] = [];
         let cursor: string | undefined;
         for (let page = 0; page < 100; page += 1) {
           const result = await client.listTools(cursor ? { cursor } : {}, {
@@ -226,16 +244,40 @@ export function createMcpToolset(
     } catch (error) {
       return unavailable(modelSafeErrorMessage(error));
     }
+    const inflight = requests.begin(context);
+    // Aborted with the call, or here when the human's answer is awaited (the call stops).
+    const stop = new AbortController();
+    const forward = (): void => stop.abort(context.signal.reason);
+    context.signal.addEventListener('abort', forward, { once: true });
     try {
-      const result = await live.client.callTool(
-        { name: originalName, arguments: args },
-        undefined,
-        {
-          timeout: config.timeoutMs,
-          signal: context.signal,
-        },
-      );
-      return mapMcpCallResult(result);
+      const running = live.client.callTool({ name: originalName, arguments: args }, undefined, {
+        timeout: config.timeoutMs,
+        signal: stop.signal,
+        onprogress: (progress) =>
+          context.reportProgress({
+            progress: progress.progress,
+            ...(progress.total !== undefined ? { total: progress.total } : {}),
+            ...(typeof progress.message === 'string' ? { message: progress.message } : {}),
+            resetTimeout: options.resetTimeoutOnProgress === true,
+          }),
+        ...(options.resetTimeoutOnProgress ? { resetTimeoutOnProgress: true } : {}),
+      });
+      running.catch(() => undefined);
+      for (;;) {
+        const next = await Promise.race([
+          running.then((result) => ({ result })),
+          inflight.nextQuestion().then((question) => ({ question })),
+        ]);
+        if ('result' in next) return mapMcpCallResult(next.result);
+        // The server asks the human mid-call: through the adapter's pause.
+        const answer = await context.askHuman(next.question.request);
+        if (answer === PAUSED) {
+          next.question.respond({ action: 'cancel' });
+          stop.abort(new Error('paused for the user'));
+          return inputRequiredResult(next.question.request);
+        }
+        next.question.respond(answer);
+      }
     } catch (error) {
       if (context.signal.aborted) throw error;
       if (sessionExpired(error)) {
@@ -272,7 +314,29 @@ export function createMcpToolset(
         return unavailable(modelSafeErrorMessage(error));
       }
       return { ok: false, error_type: 'mcp_error', error_message: modelSafeErrorMessage(error) };
+    } finally {
+      inflight.end();
+      context.signal.removeEventListener('abort', forward);
     }
+  };
+
+  /** Every page of a listing, bounded. */
+  const pages = async <T>(
+    list: (
+      client: Client,
+      cursor: string | undefined,
+    ) => Promise<{ items: T[]; nextCursor?: string | undefined }>,
+  ): Promise<T[]> => {
+    const { client } = await current();
+    const out: T[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 100 && out.length < 1000; page += 1) {
+      const result = await list(client, cursor);
+      out.push(...result.items);
+      cursor = result.nextCursor;
+      if (!cursor) break;
+    }
+    return out.slice(0, 1000);
   };
   const unavailable = (why: string): ToolResult => ({
     ok: false,
@@ -281,14 +345,21 @@ export function createMcpToolset(
     retryable: true,
   });
 
-  const toTools = (
-    listed: { name: string; description?: string; inputSchema: JsonSchema }[],
-  ): Tool[] => {
+  const toTools = (listed: RemoteTool[]): Tool[] => {
     problems.length = 0;
     const filter = new Set(config.toolFilter);
     const out: Tool[] = [];
     for (const remote of listed) {
       if (filter.size > 0 && !filter.has(remote.name)) continue;
+      if (remote.execution?.taskSupport === 'required') {
+        // Only callable as an MCP task (tasks/*), which this client does not run.
+        problems.push({
+          server: config.name,
+          tool: remote.name,
+          message: 'it can only run as an MCP task, which KsADK does not support yet',
+        });
+        continue;
+      }
       const wanted = config.toolNamePrefix
         ? `${config.toolNamePrefix}_${remote.name}`
         : remote.name;
@@ -383,6 +454,36 @@ export function createMcpToolset(
     },
     diagnostics() {
       return connection.diagnostics();
+    },
+    listResources: () =>
+      pages(async (client, cursor) => {
+        const result = await client.listResources(cursor ? { cursor } : {}, {
+          timeout: config.timeoutMs,
+        });
+        return { items: result.resources as McpResource[], nextCursor: result.nextCursor };
+      }),
+    async readResource(uri) {
+      const { client } = await current();
+      const result = await client.readResource({ uri }, { timeout: config.timeoutMs });
+      return { contents: result.contents as Record<string, unknown>[] };
+    },
+    listPrompts: () =>
+      pages(async (client, cursor) => {
+        const result = await client.listPrompts(cursor ? { cursor } : {}, {
+          timeout: config.timeoutMs,
+        });
+        return { items: result.prompts as McpPrompt[], nextCursor: result.nextCursor };
+      }),
+    async getPrompt(name, args) {
+      const { client } = await current();
+      const result = await client.getPrompt(
+        { name, ...(args ? { arguments: args } : {}) },
+        { timeout: config.timeoutMs },
+      );
+      return {
+        ...(result.description ? { description: result.description } : {}),
+        messages: result.messages as Record<string, unknown>[],
+      };
     },
     async close() {
       const active = session;

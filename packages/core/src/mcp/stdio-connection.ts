@@ -3,6 +3,7 @@ import { redactSecrets, registerSecret, secretValuesFromEnv } from '../util/reda
 import type { McpStdioServerConfig } from './mcp-config.js';
 import {
   clientInfo,
+  type McpClientSetup,
   type McpConnection,
   type McpProcessExit,
   type McpSession,
@@ -24,6 +25,7 @@ const INHERITED = ['PATH', 'HOME'] as const;
 /** Options of {@link createStdioConnection} (tests shorten the timings). */
 export interface StdioConnectionOptions {
   clientName?: string | undefined;
+  setup?: McpClientSetup | undefined;
   maxMessageBytes?: number;
   graceMs?: number;
   backoff?: RestartBackoffOptions;
@@ -130,7 +132,10 @@ export function createStdioConnection(
     latest = transport;
     starts += 1;
     backoff.started();
-    const client: Client = new Client(clientInfo(options.clientName));
+    const client: Client = new Client(clientInfo(options.clientName), {
+      capabilities: options.setup?.capabilities ?? {},
+    });
+    await options.setup?.install(client);
     try {
       await client.connect(transport, { timeout: config.timeoutMs });
     } catch (error) {

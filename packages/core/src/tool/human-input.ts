@@ -40,6 +40,7 @@ export interface InputRequiredResult {
   error_type: 'input_required';
   error_message: string;
   input_request: HumanInputRequest;
+  [key: string]: unknown;
 }
 
 /** Whether a result is an {@link InputRequiredResult}. */
