@@ -6,7 +6,8 @@ import {
   loadMcpToolsetsFromEnv,
   type McpLoadResult,
 } from '../mcp/load-mcp-toolsets.js';
-import type { McpServerOptions } from '../mcp/mcp-config.js';
+import type { McpServerOptions, McpServersObject } from '../mcp/mcp-config.js';
+import type { McpServerRequestOptions } from '../mcp/mcp-server-requests.js';
 import type { KnowledgeBase } from '../memory/memory-backend.js';
 import type { RiskLevel } from '../tool/policy.js';
 import type { Tool } from '../tool/tool.js';
@@ -54,8 +55,17 @@ export interface AssembleAgentToolsOptions {
   builtins?: { mode?: string; profile?: string; include?: string | readonly string[] } | false;
   /** The catalogue built-ins come from (and where MCP and A2A tools are registered). @default a new one */
   catalog?: ToolCatalog | ToolCatalogOptions;
-  /** MCP servers (validated per entry), toolsets already loaded, or `false`. @default none */
-  mcp?: readonly McpServerOptions[] | McpLoadResult | false;
+  /**
+   * MCP servers (validated per entry) — a list or the Claude Desktop / Cursor `{ mcpServers }`
+   * object —, toolsets already loaded, or `false`. @default none
+   */
+  mcp?: readonly McpServerOptions[] | McpServersObject | McpLoadResult | false;
+  /**
+   * What MCP servers may ask of this client mid-call — elicitation through the adapter's pause, a
+   * sampler, roots — plus their log messages and progress timeouts. Applies to the servers of `mcp`
+   * and of `KSADK_MCP_SERVERS`. @default none of them (no capability declared)
+   */
+  mcpClient?: McpServerRequestOptions;
   /** Remote A2A agents to offer as tools. @default none */
   a2a?: readonly A2AAgentConfig[];
   /** Fail on any configuration problem instead of reporting it. @default false */
@@ -91,6 +101,7 @@ export const ASSEMBLE_OPTIONS = [
   'builtins',
   'catalog',
   'mcp',
+  'mcpClient',
   'a2a',
   'strict',
 ] as const;
@@ -177,10 +188,13 @@ export async function assembleAgentTools(
   }
 
   const mcp = options.mcp;
-  if (mcp && (isLoadResult(mcp) || mcp.length > 0)) {
+  if (mcp && (isLoadResult(mcp) || !Array.isArray(mcp) || mcp.length > 0)) {
     const loaded: McpLoadResult = isLoadResult(mcp)
       ? mcp
-      : await loadMcpToolsets(mcp, { strict: options.strict ?? false });
+      : await loadMcpToolsets(mcp, {
+          strict: options.strict ?? false,
+          ...(options.mcpClient ?? {}),
+        });
     closers.push(loaded.close);
     warnings.push(...loaded.problems);
     catalog.registerExternalTools(loaded.tools);

@@ -137,7 +137,11 @@ export async function loadAgentTools(options: LoadAgentToolsOptions = {}): Promi
   let fromEnvMcp: Awaited<ReturnType<typeof loadMcpToolsetsFromEnv>> | undefined;
   if (assemble.mcp !== undefined) overridden('mcp', [MCP_ENV.servers]);
   else if (environment) {
-    fromEnvMcp = await loadMcpToolsetsFromEnv({ env, strict: assemble.strict ?? false });
+    fromEnvMcp = await loadMcpToolsetsFromEnv({
+      env,
+      strict: assemble.strict ?? false,
+      ...(assemble.mcpClient ?? {}),
+    });
     options_.mcp = fromEnvMcp;
   }
 
