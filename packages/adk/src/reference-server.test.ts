@@ -31,7 +31,7 @@ describe('ADK with @modelcontextprotocol/server-everything (stdio)', () => {
   it('elicitation through a confirmation, the tiny image described, progress reaches onProgress', async () => {
     const load = await loadAgentTools({
       mcp: [
-        { name: 'everything', command: process.execPath, args: [serverEntry], timeout_ms: 30_000 },
+        { name: 'everything', command: process.execPath, args: [serverEntry], timeoutMs: 30_000 },
       ],
       mcpClient: { elicitation: true },
       gateway: createToolGateway({ env: {}, approvalMode: 'full' }),

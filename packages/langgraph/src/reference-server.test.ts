@@ -22,7 +22,7 @@ describe('LangGraph with @modelcontextprotocol/server-everything (stdio)', () =>
         'All done.',
       ]),
       mcp: [
-        { name: 'everything', command: process.execPath, args: [serverEntry], timeout_ms: 30_000 },
+        { name: 'everything', command: process.execPath, args: [serverEntry], timeoutMs: 30_000 },
       ],
       mcpClient: { elicitation: true },
       gateway: createToolGateway({ env: {}, approvalMode: 'full' }),

@@ -14,7 +14,7 @@ describe('OpenAI with @modelcontextprotocol/server-everything (stdio)', () => {
   it('elicitation pends as an input call, the tiny image reaches the model as input_image, progress reaches onProgress', async () => {
     const load = await loadOpenAITools({
       mcp: [
-        { name: 'everything', command: process.execPath, args: [serverEntry], timeout_ms: 30_000 },
+        { name: 'everything', command: process.execPath, args: [serverEntry], timeoutMs: 30_000 },
       ],
       mcpClient: { elicitation: true },
       gateway: createToolGateway({ env: {}, approvalMode: 'full' }),
