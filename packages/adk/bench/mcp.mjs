@@ -2,11 +2,13 @@
 // a raw pooled @modelcontextprotocol/sdk Client.callTool, and @google/adk's MCPToolset tool
 // (which opens a session per call).
 
+import { createRequire } from 'node:module';
 import { LogLevel, MCPToolset, setLogLevel } from '@google/adk';
 import { createToolGateway } from '@ksadk/core';
 import { loadMcpToolsets } from '@ksadk/core/mcp';
 import { startMcpTestServer } from '@ksadk/core/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 // ADK logs every per-call session teardown as an error; nothing above ERROR exists, so go past it.
@@ -75,6 +77,23 @@ await loaded.close();
 await adkToolset.close();
 await server.close();
 
+// stdio: the reference server as a child process, our transport and toolset against the SDK's.
+const everything = createRequire(import.meta.url).resolve(
+  '@modelcontextprotocol/server-everything/dist/index.js',
+);
+const stdioLoaded = await loadMcpToolsets([
+  { name: 'everything', command: process.execPath, args: [everything] },
+]);
+const stdioEcho = stdioLoaded.tools.find((tool) => tool.originalName === 'echo');
+const rawStdio = new Client({ name: 'raw', version: '1' });
+await rawStdio.connect(new StdioClientTransport({ command: process.execPath, args: [everything] }));
+const [rawStdioMs, oursStdioMs] = await interleaved([
+  () => rawStdio.callTool({ name: 'echo', arguments: { message: 'hello' } }),
+  () => gateway.invoke(stdioEcho, { message: 'hello' }),
+]);
+await rawStdio.close();
+await stdioLoaded.close();
+
 const row = (name, ms) =>
   `${name.padEnd(46)} ${ms.toFixed(3).padStart(8)} ms   ${(ms / pooled).toFixed(2)}× raw`;
 console.log(
@@ -83,10 +102,20 @@ console.log(
 console.log(row('raw pooled @modelcontextprotocol/sdk callTool', pooled));
 console.log(row('@ksadk/core MCP tool via gateway.invoke', ours));
 console.log(row('@google/adk MCPToolset tool.runAsync', adk));
+console.log('\nMCP tool call against @modelcontextprotocol/server-everything over stdio (median)');
+console.log(
+  `${'raw @modelcontextprotocol/sdk over StdioClientTransport'.padEnd(46)} ${rawStdioMs.toFixed(3).padStart(8)} ms   1.00× raw`,
+);
+console.log(
+  `${'@ksadk/core stdio MCP tool via gateway.invoke'.padEnd(46)} ${oursStdioMs.toFixed(3).padStart(8)} ms   ${(oursStdioMs / rawStdioMs).toFixed(2)}× raw`,
+);
 console.log('\nTargets');
 console.log(
   `  within 1.1× of the raw pooled client: ${(ours / pooled).toFixed(2)}× — ${ours / pooled <= 1.1 ? 'yes' : 'NO'}`,
 );
 console.log(
   `  at least 3× faster than ADK's MCPToolset: ${(adk / ours).toFixed(1)}× — ${adk / ours >= 3 ? 'yes' : 'NO'}`,
+);
+console.log(
+  `  stdio within 1.1× of the raw SDK client: ${(oursStdioMs / rawStdioMs).toFixed(2)}× — ${oursStdioMs / rawStdioMs <= 1.1 ? 'yes' : 'NO'}`,
 );
