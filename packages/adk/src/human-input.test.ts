@@ -6,45 +6,15 @@ import {
   setLogLevel,
 } from '@google/adk';
 import type { Content, FunctionCall } from '@google/genai';
-import {
-  createToolGateway,
-  defineTool,
-  type HumanInputRequest,
-  inputRequiredResult,
-  PAUSED,
-} from '@ksadk/core';
+import { createToolGateway } from '@ksadk/core';
+import { createQuestionTool, type QuestionToolBooking } from '@ksadk/core/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { ScriptedLlm } from './testing/scripted-llm.js';
 import { toAdkTools } from './to-adk-tools.js';
 
 beforeAll(() => setLogLevel(LogLevel.ERROR));
 
-function bookingTool(ran: unknown[]) {
-  return defineTool({
-    name: 'book_table',
-    description: 'Books a table.',
-    input: z.object({ when: z.string() }),
-    policy: { riskLevel: 'high', sideEffects: ['booking'] },
-    execute: async ({ when }, context) => {
-      const request: HumanInputRequest = {
-        type: 'ksadk_input',
-        tool_call_id: context.callId,
-        tool_name: context.toolName,
-        source: 'test',
-        message: 'Whose name is the booking under?',
-        requested_schema: { type: 'object', properties: { name: { type: 'string' } } },
-        request_key: 'name?',
-      };
-      const answer = await context.askHuman(request);
-      if (answer === PAUSED) return inputRequiredResult(request);
-      if (answer.action !== 'accept')
-        return { ok: false, error_type: 'declined', error_message: answer.action };
-      ran.push({ when, name: answer.content['name'] });
-      return { ok: true, booked: answer.content['name'] };
-    },
-  });
-}
+const bookingTool = (ran: QuestionToolBooking[]) => createQuestionTool(ran).tool;
 
 async function turn(runner: InMemoryRunner, sessionId: string, message: Content) {
   const contents: Content[] = [];
@@ -66,7 +36,7 @@ const answer = (id: string, response: Record<string, unknown>): Content => ({
 
 describe('a question mid-call under ADK', () => {
   it('is a confirmation of its own; its payload answer runs the tool once', async () => {
-    const ran: unknown[] = [];
+    const ran: QuestionToolBooking[] = [];
     const agent = new LlmAgent({
       name: 'host',
       model: new ScriptedLlm([
@@ -100,7 +70,7 @@ describe('a question mid-call under ADK', () => {
   });
 
   it('after an approval confirmation in the same call, ADK cannot pause again: the question is declined', async () => {
-    const ran: unknown[] = [];
+    const ran: QuestionToolBooking[] = [];
     const agent = new LlmAgent({
       name: 'host',
       model: new ScriptedLlm([

@@ -1,42 +1,11 @@
-import {
-  createToolGateway,
-  defineTool,
-  type HumanInputRequest,
-  inputRequiredResult,
-  PAUSED,
-} from '@ksadk/core';
+import { createToolGateway } from '@ksadk/core';
+import { createQuestionTool, type QuestionToolBooking } from '@ksadk/core/testing';
 import { Command, MemorySaver } from '@langchain/langgraph';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { createKsadkAgent } from './create-ksadk-agent.js';
 import { ScriptedChatModel } from './testing/scripted-chat-model.js';
 
-/** A gated tool that asks the human whose name the booking is under before booking. */
-function bookingTool(ran: unknown[]) {
-  return defineTool({
-    name: 'book_table',
-    description: 'Books a table.',
-    input: z.object({ when: z.string() }),
-    policy: { riskLevel: 'high', sideEffects: ['booking'] },
-    execute: async ({ when }, context) => {
-      const request: HumanInputRequest = {
-        type: 'ksadk_input',
-        tool_call_id: context.callId,
-        tool_name: context.toolName,
-        source: 'test',
-        message: 'Whose name is the booking under?',
-        requested_schema: { type: 'object', properties: { name: { type: 'string' } } },
-        request_key: 'name?',
-      };
-      const answer = await context.askHuman(request);
-      if (answer === PAUSED) return inputRequiredResult(request);
-      if (answer.action !== 'accept')
-        return { ok: false, error_type: 'declined', error_message: answer.action };
-      ran.push({ when, name: answer.content['name'] });
-      return { ok: true, booked: answer.content['name'] };
-    },
-  });
-}
+const bookingTool = (ran: QuestionToolBooking[]) => createQuestionTool(ran).tool;
 
 const interruptsOf = (state: unknown) =>
   ((state as { __interrupt__?: { value: { type: string } }[] }).__interrupt__ ?? []).map(
@@ -45,7 +14,7 @@ const interruptsOf = (state: unknown) =>
 
 describe('a question mid-call in LangGraph', () => {
   it('interrupts after the approval, resumes with the answer, and runs the tool once', async () => {
-    const ran: unknown[] = [];
+    const ran: QuestionToolBooking[] = [];
     const { agent, close } = await createKsadkAgent({
       model: new ScriptedChatModel([
         { toolCalls: [{ name: 'book_table', args: { when: '8pm' } }] },
@@ -84,7 +53,7 @@ describe('a question mid-call in LangGraph', () => {
   });
 
   it('a declined question reaches the model as the tool result; nothing runs', async () => {
-    const ran: unknown[] = [];
+    const ran: QuestionToolBooking[] = [];
     const { agent, close } = await createKsadkAgent({
       model: new ScriptedChatModel([
         { toolCalls: [{ name: 'book_table', args: { when: '9pm' } }] },

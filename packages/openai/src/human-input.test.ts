@@ -1,14 +1,7 @@
-import {
-  createInMemoryApprovalStore,
-  createToolGateway,
-  defineTool,
-  type HumanInputRequest,
-  inputRequiredResult,
-  PAUSED,
-} from '@ksadk/core';
+import { createInMemoryApprovalStore, createToolGateway } from '@ksadk/core';
+import { createQuestionTool, type QuestionToolBooking } from '@ksadk/core/testing';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { createToolLoop } from './create-tool-loop.js';
 import { createScriptedOpenAIFetch } from './testing/scripted-openai-fetch.js';
 
@@ -20,35 +13,11 @@ const client = (turns: Parameters<typeof createScriptedOpenAIFetch>[0]) =>
     maxRetries: 0,
   });
 
-function bookingTool(ran: unknown[]) {
-  return defineTool({
-    name: 'book_table',
-    description: 'Books a table.',
-    input: z.object({ when: z.string() }),
-    policy: { riskLevel: 'high', sideEffects: ['booking'] },
-    execute: async ({ when }, context) => {
-      const request: HumanInputRequest = {
-        type: 'ksadk_input',
-        tool_call_id: context.callId,
-        tool_name: context.toolName,
-        source: 'test',
-        message: 'Whose name is the booking under?',
-        requested_schema: { type: 'object', properties: { name: { type: 'string' } } },
-        request_key: 'name?',
-      };
-      const answer = await context.askHuman(request);
-      if (answer === PAUSED) return inputRequiredResult(request);
-      if (answer.action !== 'accept')
-        return { ok: false, error_type: 'declined', error_message: answer.action };
-      ran.push({ when, name: answer.content['name'] });
-      return { ok: true, booked: answer.content['name'] };
-    },
-  });
-}
+const bookingTool = (ran: QuestionToolBooking[]) => createQuestionTool(ran).tool;
 
 describe('a question mid-call in the OpenAI loop', () => {
   it('pends after the approval as kind "input"; the answer resumes it — also from saved JSON in another loop', async () => {
-    const ran: unknown[] = [];
+    const ran: QuestionToolBooking[] = [];
     const store = createInMemoryApprovalStore();
     const options = (tool: ReturnType<typeof bookingTool>) => ({
       model: 'm',

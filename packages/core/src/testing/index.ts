@@ -19,6 +19,7 @@ export {
   type McpTestTool,
   startMcpTestServer,
 } from './mcp-test-server.js';
+export { createQuestionTool, type QuestionToolBooking } from './question-tool.js';
 export {
   createTurnScript,
   type ScriptedReply,

@@ -1,52 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { runWithInvocationContext } from '../context/invocation-context.js';
 import { createToolGateway } from '../gateway/create-tool-gateway.js';
 import { isApprovalRequired } from '../gateway/results.js';
-import { defineTool } from './define-tool.js';
-import {
-  type HumanInputAnswer,
-  type HumanInputRequest,
-  inputRequiredResult,
-  isInputRequired,
-  parseHumanInputAnswer,
-} from './human-input.js';
+import { createQuestionTool, type QuestionToolBooking } from '../testing/question-tool.js';
+import { type HumanInputAnswer, isInputRequired, parseHumanInputAnswer } from './human-input.js';
 import { PAUSED } from './paused.js';
 
-/** A tool that asks the human for a name, then books (high risk: approval-gated). */
-function bookingTool(ran: unknown[]) {
-  return defineTool({
-    name: 'book_table',
-    description: 'Books a table; asks who it is for.',
-    input: z.object({ when: z.string() }),
-    policy: { riskLevel: 'high', sideEffects: ['booking'] },
-    execute: async ({ when }, context) => {
-      const request: HumanInputRequest = {
-        type: 'ksadk_input',
-        tool_call_id: context.callId,
-        tool_name: context.toolName,
-        source: 'test',
-        message: 'Whose name is the booking under?',
-        requested_schema: {
-          type: 'object',
-          properties: { name: { type: 'string' } },
-          required: ['name'],
-        },
-        request_key: 'name?',
-      };
-      const answer = await context.askHuman(request);
-      if (answer === PAUSED) return inputRequiredResult(request);
-      if (answer.action !== 'accept')
-        return { ok: false, error_type: 'declined', error_message: answer.action };
-      ran.push({ when, name: answer.content['name'] });
-      return { ok: true, booked: answer.content['name'] };
-    },
-  });
-}
+const bookingTool = (ran: QuestionToolBooking[]) => createQuestionTool(ran).tool;
 
 describe('a tool asking the human mid-call', () => {
   it('without a human channel the question is declined', async () => {
-    const ran: unknown[] = [];
+    const ran: QuestionToolBooking[] = [];
     const gateway = createToolGateway({ env: {}, approvalMode: 'full' });
     expect(await gateway.invoke(bookingTool(ran), { when: '8pm' })).toMatchObject({
       error_message: 'decline',
@@ -54,7 +18,7 @@ describe('a tool asking the human mid-call', () => {
   });
 
   it('pauses, and the resumed call runs once with the answer and without a second approval', async () => {
-    const ran: unknown[] = [];
+    const ran: QuestionToolBooking[] = [];
     const tool = bookingTool(ran);
     const gateway = createToolGateway({ env: {} });
     await runWithInvocationContext({ accountId: 'a', sessionId: 's' }, async () => {
@@ -98,7 +62,7 @@ describe('a tool asking the human mid-call', () => {
   });
 
   it("continuation 'ask' presents the carried-over approval again, already approved, for a replayed decision", async () => {
-    const ran: unknown[] = [];
+    const ran: QuestionToolBooking[] = [];
     const tool = bookingTool(ran);
     const gateway = createToolGateway({ env: {} });
     const asked = await gateway.invoke(
