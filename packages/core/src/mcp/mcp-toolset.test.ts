@@ -274,7 +274,8 @@ describe('an MCP toolset against a real server', () => {
 
   it('times out a slow call', async () => {
     const server = await serve([slow]);
-    const { tools } = await load([{ name: 's', url: server.url, timeoutMs: 100 }]);
+    // 1 s: enough for initialize and tools/list on a loaded machine, well under the tool's 2 s.
+    const { tools } = await load([{ name: 's', url: server.url, timeoutMs: 1000 }]);
     expect(await gateway.invoke(byName(tools, 'slow'), {})).toMatchObject({
       ok: false,
       error_type: 'tool_timeout',
