@@ -10,6 +10,7 @@ export const TOOL_ERROR_TYPES = {
   approval_rejected: 'no',
   approval_already_used: 'no',
   input_required: 'no',
+  input_declined: 'no',
   approval_not_found: 'no',
   approval_quota_exceeded: 'no',
   tool_timeout: 'retry',

@@ -49,7 +49,7 @@ export function createQuestionTool(bookings: QuestionToolBooking[] = []): {
       const answer = await context.askHuman(request);
       if (answer === PAUSED) return inputRequiredResult(request);
       if (answer.action !== 'accept')
-        return { ok: false, error_type: 'declined', error_message: answer.action };
+        return { ok: false, error_type: 'input_declined', error_message: answer.action };
       bookings.push({ when, name: answer.content['name'] });
       return { ok: true, booked: answer.content['name'] };
     },
