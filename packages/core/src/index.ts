@@ -43,6 +43,7 @@ export {
   type ApprovalQuota,
   type ApprovalQuotaOptions,
   type ApprovalQuotas,
+  approvalQuotaExceeded,
   DEFAULT_APPROVAL_QUOTAS,
   resolveApprovalQuotas,
 } from './gateway/approval-quotas.js';

@@ -1,6 +1,8 @@
 import {
   type ApprovalQuota,
+  type ApprovalQuotaOptions,
   type ApprovalStore,
+  approvalQuotaExceeded,
   checkOptions,
   KsadkError,
   resolveApprovalQuotas,
@@ -13,16 +15,15 @@ import { openPostgres, type PostgresConnectionOptions } from './postgres-connect
 import { schemaOf } from './schema-name.js';
 import { guarded } from './store-error.js';
 
-/** Options of {@link createPostgresApprovalStore}. */
-export interface PostgresApprovalStoreOptions extends PostgresConnectionOptions {
+/**
+ * Options of {@link createPostgresApprovalStore}. Quotas are core's ({@link ApprovalQuotaOptions});
+ * `total` counts every process sharing the schema.
+ */
+export interface PostgresApprovalStoreOptions
+  extends PostgresConnectionOptions,
+    ApprovalQuotaOptions {
   /** The schema of the tables (created and migrated on first use). @default 'public' */
   schema?: string;
-  /** Per session. @default 100 records, 16 MiB of argument characters */
-  perSession?: Partial<ApprovalQuota>;
-  /** Per account (all its sessions). @default 1000 records, 64 MiB */
-  perAccount?: Partial<ApprovalQuota>;
-  /** The whole store (every process sharing the schema). @default 50000 records, 512 MiB */
-  total?: Partial<ApprovalQuota>;
   /** The clock (epoch ms) used for expiry decisions. @default Date.now */
   now?: () => number;
   /** Bound on each operation; past it the call fails with `store_unavailable`. @default 10000 */
@@ -46,12 +47,6 @@ const OPTIONS = [
   'now',
   'timeoutMs',
 ] as const;
-
-const refuse = (scope: string): KsadkError =>
-  new KsadkError(
-    'approval_quota_exceeded',
-    `Too many approval requests are waiting in this ${scope}; decide or let the open ones expire first.`,
-  );
 
 /**
  * An {@link ApprovalStore} on PostgreSQL, for several server instances: every process that uses
@@ -234,7 +229,7 @@ export function createPostgresApprovalStore(
         records: Number(row['account_records']),
         chars: Number(row['account_chars']),
       };
-      let refusedBy: string | undefined;
+      let refusedBy: 'session' | 'account' | 'server' | undefined;
       if (!(await makeRoom(client, 'session_key', sessionKey, perSession, chars, at, inSession)))
         refusedBy = 'session';
       else if (
@@ -263,7 +258,7 @@ export function createPostgresApprovalStore(
       }
       if (refusedBy) {
         await client.query('COMMIT'); // what was dropped stays dropped, as in the in-memory store
-        throw refuse(refusedBy);
+        throw approvalQuotaExceeded(refusedBy);
       }
       const insert = (): Promise<QueryResult> =>
         client.query(

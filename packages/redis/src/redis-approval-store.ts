@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
 import {
   type ApprovalQuota,
+  type ApprovalQuotaOptions,
   type ApprovalRecord,
   type ApprovalStatus,
   type ApprovalStore,
+  approvalQuotaExceeded,
   checkOptions,
   KsadkError,
   resolveApprovalQuotas,
@@ -13,16 +15,13 @@ import { keyPrefixOf } from './key-prefix.js';
 import { openRedis, type RedisConnectionOptions } from './redis-connection.js';
 import { guarded } from './store-error.js';
 
-/** Options of {@link createRedisApprovalStore}. */
-export interface RedisApprovalStoreOptions extends RedisConnectionOptions {
+/**
+ * Options of {@link createRedisApprovalStore}. Quotas are core's ({@link ApprovalQuotaOptions});
+ * `total` counts every process sharing the key prefix.
+ */
+export interface RedisApprovalStoreOptions extends RedisConnectionOptions, ApprovalQuotaOptions {
   /** Prefix of every key (no `{` or `}`: the store adds its own hash tag). @default 'ksadk:' */
   keyPrefix?: string;
-  /** Per session. @default 100 records, 16 MiB of argument characters */
-  perSession?: Partial<ApprovalQuota>;
-  /** Per account (all its sessions). @default 1000 records, 64 MiB */
-  perAccount?: Partial<ApprovalQuota>;
-  /** The whole store (every process sharing the key prefix). @default 50000 records, 512 MiB */
-  total?: Partial<ApprovalQuota>;
   /** The clock (epoch ms) used for expiry decisions. @default Date.now */
   now?: () => number;
   /** Bound on each operation; past it the call fails with `store_unavailable`. @default 5000 */
@@ -180,10 +179,7 @@ export function createRedisApprovalStore(options: RedisApprovalStoreOptions): Re
         ),
       );
       if (outcome !== 'ok') {
-        throw new KsadkError(
-          'approval_quota_exceeded',
-          `Too many approval requests are waiting in this ${outcome}; decide or let the open ones expire first.`,
-        );
+        throw approvalQuotaExceeded(outcome as 'session' | 'account' | 'server');
       }
     },
     async get(id) {

@@ -1,4 +1,5 @@
 import { checkOptions } from '../errors/check-options.js';
+import { KsadkError } from '../errors/ksadk-error.js';
 
 /** Limits of one account, one session, or the whole store. */
 export interface ApprovalQuota {
@@ -67,4 +68,20 @@ export function resolveApprovalQuotas(
     perAccount: quotaOf(options.perAccount, DEFAULT_APPROVAL_QUOTAS.perAccount),
     total: quotaOf(options.total, DEFAULT_APPROVAL_QUOTAS.total),
   };
+}
+
+/**
+ * The error every {@link ApprovalStore} throws when a request cannot fit: its session's, its
+ * account's or the whole store's quota is full of requests that may not be dropped.
+ *
+ * @example
+ * ```ts
+ * throw approvalQuotaExceeded('account');
+ * ```
+ */
+export function approvalQuotaExceeded(scope: 'session' | 'account' | 'server'): KsadkError {
+  return new KsadkError(
+    'approval_quota_exceeded',
+    `Too many approval requests are waiting in this ${scope}; decide or let the open ones expire first.`,
+  );
 }

@@ -1,7 +1,12 @@
 import { checkOptions } from '../errors/check-options.js';
 import { KsadkError } from '../errors/ksadk-error.js';
 import type { RiskLevel } from '../tool/policy.js';
-import { type ApprovalQuota, resolveApprovalQuotas } from './approval-quotas.js';
+import {
+  type ApprovalQuota,
+  type ApprovalQuotaOptions,
+  approvalQuotaExceeded,
+  resolveApprovalQuotas,
+} from './approval-quotas.js';
 
 export type { ApprovalQuota } from './approval-quotas.js';
 
@@ -92,13 +97,7 @@ export interface ApprovalStore {
 }
 
 /** Options for {@link createInMemoryApprovalStore}. */
-export interface InMemoryApprovalStoreOptions {
-  /** Per session. @default 100 records, 16 MiB */
-  perSession?: Partial<ApprovalQuota>;
-  /** Per account (all its sessions). @default 1000 records, 64 MiB */
-  perAccount?: Partial<ApprovalQuota>;
-  /** The whole store. @default 50000 records, 512 MiB */
-  total?: Partial<ApprovalQuota>;
+export interface InMemoryApprovalStoreOptions extends ApprovalQuotaOptions {
   /** The clock (epoch ms), for tests. @default Date.now */
   now?: () => number;
 }
@@ -208,11 +207,8 @@ export function createInMemoryApprovalStore(
     for (const [id, record] of records) if (record.expiresAt <= at) remove(id);
   };
 
-  const refuse = (scope: string): never => {
-    throw new KsadkError(
-      'approval_quota_exceeded',
-      `Too many approval requests are waiting in this ${scope}; decide or let the open ones expire first.`,
-    );
+  const refuse = (scope: 'session' | 'account' | 'server'): never => {
+    throw approvalQuotaExceeded(scope);
   };
 
   return {
