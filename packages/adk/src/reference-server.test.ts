@@ -6,16 +6,19 @@ import {
   REQUEST_CONFIRMATION_FUNCTION_CALL_NAME,
   setLogLevel,
 } from '@google/adk';
-import type { Content } from '@google/genai';
-import { createToolGateway, type ToolProgressEvent } from '@ksadk/core';
+import type { Content, FunctionResponse } from '@google/genai';
+import { createToolGateway, type HumanInputRequest, type ToolProgressEvent } from '@ksadk/core';
 import { loadAgentTools } from '@ksadk/core/catalog';
-import { beforeAll, describe, expect, it } from 'vitest';
+import type { McpSamplingRequest } from '@ksadk/core/mcp';
+import { type McpServerProcess, startMcpServerProcess } from '@ksadk/core/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScriptedLlm } from './testing/scripted-llm.js';
 import { toAdkTools } from './to-adk-tools.js';
 
 beforeAll(() => setLogLevel(LogLevel.ERROR));
 
-// The MCP project's reference server over stdio, under a real ADK runner.
+// The MCP project's reference server, over stdio and over Streamable HTTP, under a real ADK
+// runner: every tool it offers a client with every capability, called by the model.
 const serverEntry = createRequire(import.meta.url).resolve(
   '@modelcontextprotocol/server-everything/dist/index.js',
 );
@@ -27,77 +30,138 @@ async function turn(runner: InMemoryRunner, sessionId: string, message: Content)
   return contents;
 }
 
-describe('ADK with @modelcontextprotocol/server-everything (stdio)', () => {
-  it('elicitation through a confirmation, the tiny image described, progress reaches onProgress', async () => {
-    const load = await loadAgentTools({
-      mcp: [
-        { name: 'everything', command: process.execPath, args: [serverEntry], timeoutMs: 30_000 },
-      ],
-      mcpClient: { elicitation: true },
-      gateway: createToolGateway({ env: {}, approvalMode: 'full' }),
-      environment: false,
-    });
-    try {
-      const progress: ToolProgressEvent[] = [];
-      const agent = new LlmAgent({
-        name: 'tester',
-        model: new ScriptedLlm([
-          { toolCalls: [{ name: 'trigger-elicitation-request', args: {} }] },
-          { toolCalls: [{ name: 'get-tiny-image', args: {} }] },
-          {
-            toolCalls: [
-              { name: 'trigger-long-running-operation', args: { duration: 1, steps: 2 } },
-            ],
-          },
-          'All done.',
-        ]),
-        tools: toAdkTools(load.tools, {
-          gateway: load.gateway,
-          onProgress: (event) => progress.push(event),
-        }),
-      });
-      const runner = new InMemoryRunner({ agent, appName: 'everything' });
-      const session = await runner.sessionService.createSession({
-        appName: 'everything',
-        userId: 'u',
-      });
-      const first = await turn(runner, session.id, {
-        role: 'user',
-        parts: [{ text: 'try everything' }],
-      });
-      const confirmation = first
-        .flatMap((content) => content.parts ?? [])
-        .map((part) => part.functionCall)
-        .find((call) => call?.name === REQUEST_CONFIRMATION_FUNCTION_CALL_NAME);
-      expect(confirmation?.args).toMatchObject({
-        toolConfirmation: { payload: { type: 'ksadk_input', source: 'everything' } },
-      });
-      const rest = await turn(runner, session.id, {
-        role: 'user',
-        parts: [
-          {
-            functionResponse: {
-              id: confirmation!.id!,
-              name: REQUEST_CONFIRMATION_FUNCTION_CALL_NAME,
-              response: {
-                confirmed: true,
-                payload: { action: 'accept', content: { name: 'Ada' } },
-              },
-            },
-          },
+/** Every tool the pinned reference server lists, with arguments that make it do its job. */
+const CALLS: Record<string, Record<string, unknown>> = {
+  echo: { message: 'hello' },
+  'get-annotated-message': { messageType: 'success', includeImage: true },
+  'get-env': {},
+  'get-resource-links': { count: 2 },
+  'get-resource-reference': { resourceType: 'Text', resourceId: 1 },
+  'get-structured-content': { location: 'New York' },
+  'get-sum': { a: 2, b: 3 },
+  'get-tiny-image': {},
+  'gzip-file-as-resource': {
+    name: 'hello.gz',
+    data: 'data:text/plain;base64,aGVsbG8=',
+    outputType: 'resource',
+  },
+  'toggle-simulated-logging': {},
+  'toggle-subscriber-updates': {},
+  'trigger-long-running-operation': { duration: 1, steps: 2 },
+  'get-roots-list': {},
+  'trigger-elicitation-request': {},
+  'trigger-sampling-request': { prompt: 'Say hi', maxTokens: 50 },
+};
+
+/** The human: allows the sampling request, answers the elicitation form. */
+function answer(request: HumanInputRequest) {
+  const schema = request.requested_schema as { properties?: Record<string, unknown> };
+  return 'allow' in (schema.properties ?? {})
+    ? { action: 'accept', content: { allow: true } }
+    : { action: 'accept', content: { name: 'Ada' } };
+}
+
+let http: McpServerProcess;
+beforeAll(async () => {
+  http = await startMcpServerProcess({ script: serverEntry, args: ['streamableHttp'] });
+}, 30_000);
+afterAll(() => http?.close());
+
+describe.each(['stdio', 'http'] as const)(
+  'ADK with @modelcontextprotocol/server-everything over %s',
+  (transport) => {
+    it('the model calls every tool; elicitation and sampling through confirmations, the image described, progress reaches onProgress', async () => {
+      const samples: McpSamplingRequest[] = [];
+      const load = await loadAgentTools({
+        mcp: [
+          transport === 'stdio'
+            ? { name: 'everything', command: process.execPath, args: [serverEntry] }
+            : { name: 'everything', url: http.url },
         ],
+        mcpClient: {
+          elicitation: true,
+          sampler: async (request) => {
+            samples.push(request);
+            return { role: 'assistant', content: { type: 'text', text: 'Hi!' }, model: 'scripted' };
+          },
+          samplingMaxTokens: 20,
+          roots: async () => [{ uri: 'file:///workspace/acme', name: 'workspace' }],
+        },
+        gateway: createToolGateway({ env: {}, approvalMode: 'full' }),
+        environment: false,
       });
-      const responses = rest
-        .flatMap((content) => content.parts ?? [])
-        .map((part) => part.functionResponse);
-      const of = (name: string) =>
-        JSON.stringify(responses.find((response) => response?.name === name)?.response);
-      expect(of('trigger-elicitation-request')).toContain('Ada');
-      expect(of('get-tiny-image')).toContain('image/png');
-      expect(of('get-tiny-image')).not.toMatch(/iVBOR/);
-      expect(progress.map((event) => event.toolName)).toContain('trigger-long-running-operation');
-    } finally {
-      await load.close();
-    }
-  }, 60_000);
-});
+      try {
+        const progress: ToolProgressEvent[] = [];
+        const agent = new LlmAgent({
+          name: 'tester',
+          model: new ScriptedLlm([
+            ...Object.entries(CALLS).map(([name, args]) => ({ toolCalls: [{ name, args }] })),
+            'All done.',
+          ]),
+          tools: toAdkTools(load.tools, {
+            gateway: load.gateway,
+            onProgress: (event) => progress.push(event),
+          }),
+        });
+        const runner = new InMemoryRunner({ agent, appName: 'everything' });
+        const session = await runner.sessionService.createSession({
+          appName: 'everything',
+          userId: 'u',
+        });
+        const questions: HumanInputRequest[] = [];
+        const responses: FunctionResponse[] = [];
+        let contents = await turn(runner, session.id, {
+          role: 'user',
+          parts: [{ text: 'try everything' }],
+        });
+        for (;;) {
+          const parts = contents.flatMap((content) => content.parts ?? []);
+          for (const part of parts)
+            if (part.functionResponse) responses.push(part.functionResponse);
+          const confirmation = parts
+            .map((part) => part.functionCall)
+            .find((call) => call?.name === REQUEST_CONFIRMATION_FUNCTION_CALL_NAME);
+          if (!confirmation) break;
+          const request = (
+            confirmation.args as { toolConfirmation: { payload: HumanInputRequest } }
+          ).toolConfirmation.payload;
+          questions.push(request);
+          contents = await turn(runner, session.id, {
+            role: 'user',
+            parts: [
+              {
+                functionResponse: {
+                  id: confirmation.id!,
+                  name: REQUEST_CONFIRMATION_FUNCTION_CALL_NAME,
+                  response: { confirmed: true, payload: answer(request) },
+                },
+              },
+            ],
+          });
+        }
+        expect(contents.at(-1)?.parts?.[0]?.text).toBe('All done.');
+        // The last response of each tool (a paused call answers twice: paused, then done).
+        const last = new Map(responses.map((response) => [response.name!, response.response]));
+        expect([...last.keys()].sort()).toEqual(Object.keys(CALLS).sort());
+        const failed = [...last.entries()].filter(([, response]) =>
+          /\\?"ok\\?":false/.test(JSON.stringify(response)),
+        );
+        expect(failed).toEqual([]);
+        const of = (name: string) => JSON.stringify(last.get(name));
+        expect(of('trigger-elicitation-request')).toContain('Ada');
+        expect(of('trigger-sampling-request')).toContain('Hi!');
+        expect(of('get-roots-list')).toContain('file:///workspace/acme');
+        expect(of('get-tiny-image')).toContain('image/png');
+        expect(of('get-tiny-image')).not.toMatch(/iVBOR/);
+        expect(questions.map((q) => [q.type, q.source])).toEqual([
+          ['ksadk_input', 'everything'],
+          ['ksadk_input', 'everything'],
+        ]);
+        expect(samples).toEqual([expect.objectContaining({ maxTokens: 20 })]);
+        expect(progress.map((event) => event.toolName)).toContain('trigger-long-running-operation');
+      } finally {
+        await load.close();
+      }
+    }, 90_000);
+  },
+);

@@ -1,81 +1,143 @@
 import { createRequire } from 'node:module';
-import { createToolGateway } from '@ksadk/core';
+import { createToolGateway, type HumanInputRequest } from '@ksadk/core';
+import type { McpSamplingRequest } from '@ksadk/core/mcp';
+import { type McpServerProcess, startMcpServerProcess } from '@ksadk/core/testing';
 import { Command, MemorySaver } from '@langchain/langgraph';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKsadkAgent } from './create-ksadk-agent.js';
 import { ScriptedChatModel } from './testing/scripted-chat-model.js';
 
-// The MCP project's reference server over stdio, in a real LangGraph agent.
+// The MCP project's reference server, over stdio and over Streamable HTTP, in a real LangGraph
+// agent: every tool it offers a client with every capability, called by the model.
 const serverEntry = createRequire(import.meta.url).resolve(
   '@modelcontextprotocol/server-everything/dist/index.js',
 );
 
-describe('LangGraph with @modelcontextprotocol/server-everything (stdio)', () => {
-  it('elicitation through interrupt(), the tiny image as an image block, progress as custom events', async () => {
-    const { agent, close } = await createKsadkAgent({
-      model: new ScriptedChatModel([
-        { toolCalls: [{ name: 'trigger-elicitation-request', args: {} }] },
-        { toolCalls: [{ name: 'get-tiny-image', args: {} }] },
-        {
-          toolCalls: [{ name: 'trigger-long-running-operation', args: { duration: 1, steps: 2 } }],
-        },
-        'All done.',
-      ]),
-      mcp: [
-        { name: 'everything', command: process.execPath, args: [serverEntry], timeoutMs: 30_000 },
-      ],
-      mcpClient: { elicitation: true },
-      gateway: createToolGateway({ env: {}, approvalMode: 'full' }),
-      checkpointer: new MemorySaver(),
-      environment: false,
-    });
-    try {
-      const config = {
-        configurable: { thread_id: 'everything' },
-        streamMode: ['custom', 'values'] as const,
-      };
-      const run = async (input: unknown) => {
-        const custom: unknown[] = [];
-        let last: Record<string, unknown> = {};
-        const stream = await agent.stream(input as never, config as never);
-        for await (const [mode, chunk] of stream as AsyncIterable<
-          [string, Record<string, unknown>]
-        >) {
-          if (mode === 'custom') custom.push(chunk);
-          else last = chunk;
-        }
-        return { custom, last };
-      };
-      const first = await run({ messages: [{ role: 'user', content: 'try everything' }] });
-      const interrupts =
-        (first.last['__interrupt__'] as { value: Record<string, unknown> }[] | undefined) ?? [];
-      expect(interrupts.map((i) => i.value)).toEqual([
-        expect.objectContaining({
-          type: 'ksadk_input',
-          source: 'everything',
-          tool_name: 'trigger-elicitation-request',
-        }),
-      ]);
-      const second = await run(
-        new Command({ resume: { action: 'accept', content: { name: 'Ada' } } }),
-      );
-      const messages = second.last['messages'] as { content: unknown; name?: string }[];
-      const byTool = (name: string) => messages.find((message) => message.name === name)?.content;
-      expect(JSON.stringify(byTool('trigger-elicitation-request'))).toContain('Ada');
-      expect(byTool('get-tiny-image')).toEqual(
-        expect.arrayContaining([expect.objectContaining({ type: 'image', mimeType: 'image/png' })]),
-      );
-      expect(second.custom).toEqual(
-        expect.arrayContaining([
-          expect.objectContaining({
-            type: 'ksadk_progress',
-            toolName: 'trigger-long-running-operation',
-          }),
+/** Every tool the pinned reference server lists, with arguments that make it do its job. */
+const CALLS: Record<string, Record<string, unknown>> = {
+  echo: { message: 'hello' },
+  'get-annotated-message': { messageType: 'success', includeImage: true },
+  'get-env': {},
+  'get-resource-links': { count: 2 },
+  'get-resource-reference': { resourceType: 'Text', resourceId: 1 },
+  'get-structured-content': { location: 'New York' },
+  'get-sum': { a: 2, b: 3 },
+  'get-tiny-image': {},
+  'gzip-file-as-resource': {
+    name: 'hello.gz',
+    data: 'data:text/plain;base64,aGVsbG8=',
+    outputType: 'resource',
+  },
+  'toggle-simulated-logging': {},
+  'toggle-subscriber-updates': {},
+  'trigger-long-running-operation': { duration: 1, steps: 2 },
+  'get-roots-list': {},
+  'trigger-elicitation-request': {},
+  'trigger-sampling-request': { prompt: 'Say hi', maxTokens: 50 },
+};
+
+/** The human: allows the sampling request, answers the elicitation form. */
+function answer(request: HumanInputRequest) {
+  const schema = request.requested_schema as { properties?: Record<string, unknown> };
+  return 'allow' in (schema.properties ?? {})
+    ? { action: 'accept', content: { allow: true } }
+    : { action: 'accept', content: { name: 'Ada' } };
+}
+
+let http: McpServerProcess;
+beforeAll(async () => {
+  http = await startMcpServerProcess({ script: serverEntry, args: ['streamableHttp'] });
+}, 30_000);
+afterAll(() => http?.close());
+
+describe.each(['stdio', 'http'] as const)(
+  'LangGraph with @modelcontextprotocol/server-everything over %s',
+  (transport) => {
+    it('the model calls every tool; elicitation and sampling through interrupt(), the image as an image block, progress as custom events', async () => {
+      const samples: McpSamplingRequest[] = [];
+      const { agent, close } = await createKsadkAgent({
+        model: new ScriptedChatModel([
+          ...Object.entries(CALLS).map(([name, args]) => ({ toolCalls: [{ name, args }] })),
+          'All done.',
         ]),
-      );
-      expect(messages.at(-1)?.content).toBe('All done.');
-    } finally {
-      await close();
-    }
-  }, 60_000);
-});
+        mcp: [
+          transport === 'stdio'
+            ? { name: 'everything', command: process.execPath, args: [serverEntry] }
+            : { name: 'everything', url: http.url },
+        ],
+        mcpClient: {
+          elicitation: true,
+          sampler: async (request) => {
+            samples.push(request);
+            return { role: 'assistant', content: { type: 'text', text: 'Hi!' }, model: 'scripted' };
+          },
+          samplingMaxTokens: 20,
+          roots: async () => [{ uri: 'file:///workspace/acme', name: 'workspace' }],
+        },
+        gateway: createToolGateway({ env: {}, approvalMode: 'full' }),
+        checkpointer: new MemorySaver(),
+        environment: false,
+      });
+      try {
+        const config = {
+          configurable: { thread_id: `everything-${transport}` },
+          streamMode: ['custom', 'values'] as const,
+          recursionLimit: 100,
+        };
+        const custom: unknown[] = [];
+        const run = async (input: unknown) => {
+          let last: Record<string, unknown> = {};
+          const stream = await agent.stream(input as never, config as never);
+          for await (const [mode, chunk] of stream as AsyncIterable<
+            [string, Record<string, unknown>]
+          >) {
+            if (mode === 'custom') custom.push(chunk);
+            else last = chunk;
+          }
+          return last;
+        };
+        const questions: HumanInputRequest[] = [];
+        let state = await run({ messages: [{ role: 'user', content: 'try everything' }] });
+        for (;;) {
+          const interrupts = (state['__interrupt__'] as { value: HumanInputRequest }[]) ?? [];
+          if (interrupts.length === 0) break;
+          expect(interrupts).toHaveLength(1);
+          questions.push(interrupts[0]!.value);
+          state = await run(new Command({ resume: answer(interrupts[0]!.value) }));
+        }
+        const messages = state['messages'] as { content: unknown; name?: string }[];
+        expect(messages.at(-1)?.content).toBe('All done.');
+        const results = messages.filter((message) => 'tool_call_id' in message);
+        expect(results.map((message) => message.name).sort()).toEqual(Object.keys(CALLS).sort());
+        const failed = results
+          .map((message) => JSON.stringify(message.content))
+          .filter((text) => text.includes('\\"ok\\":false'));
+        expect(failed).toEqual([]);
+        const byTool = (name: string) => results.find((message) => message.name === name)?.content;
+        expect(byTool('get-tiny-image')).toEqual(
+          expect.arrayContaining([
+            expect.objectContaining({ type: 'image', mimeType: 'image/png' }),
+          ]),
+        );
+        expect(JSON.stringify(byTool('trigger-elicitation-request'))).toContain('Ada');
+        expect(JSON.stringify(byTool('trigger-sampling-request'))).toContain('Hi!');
+        expect(JSON.stringify(byTool('get-roots-list'))).toContain('file:///workspace/acme');
+        expect(questions.map((q) => [q.type, q.source])).toEqual([
+          ['ksadk_input', 'everything'],
+          ['ksadk_input', 'everything'],
+        ]);
+        expect(samples).toEqual([expect.objectContaining({ maxTokens: 20 })]);
+        expect(custom).toEqual(
+          expect.arrayContaining([
+            expect.objectContaining({
+              type: 'ksadk_progress',
+              toolName: 'trigger-long-running-operation',
+            }),
+          ]),
+        );
+      } finally {
+        await close();
+      }
+    }, 90_000);
+  },
+);

@@ -1,64 +1,137 @@
 import { createRequire } from 'node:module';
-import { createToolGateway, type ToolProgressEvent } from '@ksadk/core';
+import { createToolGateway, type HumanInputRequest, type ToolProgressEvent } from '@ksadk/core';
+import type { McpSamplingRequest } from '@ksadk/core/mcp';
+import { type McpServerProcess, startMcpServerProcess } from '@ksadk/core/testing';
 import OpenAI from 'openai';
-import { describe, expect, it } from 'vitest';
-import { createToolLoop, loadOpenAITools } from './create-tool-loop.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createToolLoop, loadOpenAITools, type ToolLoopResult } from './create-tool-loop.js';
 import { createScriptedOpenAIFetch } from './testing/scripted-openai-fetch.js';
 
-// The MCP project's reference server over stdio, under the OpenAI Responses tool loop.
+// The MCP project's reference server, over stdio and over Streamable HTTP, under the OpenAI
+// Responses tool loop: every tool it offers a client with every capability, called by the model.
 const serverEntry = createRequire(import.meta.url).resolve(
   '@modelcontextprotocol/server-everything/dist/index.js',
 );
 
-describe('OpenAI with @modelcontextprotocol/server-everything (stdio)', () => {
-  it('elicitation pends as an input call, the tiny image reaches the model as input_image, progress reaches onProgress', async () => {
-    const load = await loadOpenAITools({
-      mcp: [
-        { name: 'everything', command: process.execPath, args: [serverEntry], timeoutMs: 30_000 },
-      ],
-      mcpClient: { elicitation: true },
-      gateway: createToolGateway({ env: {}, approvalMode: 'full' }),
-      environment: false,
-    });
-    try {
-      const scripted = createScriptedOpenAIFetch([
-        { toolCalls: [{ name: 'trigger-elicitation-request', args: {} }] },
-        { toolCalls: [{ name: 'get-tiny-image', args: {} }] },
-        {
-          toolCalls: [{ name: 'trigger-long-running-operation', args: { duration: 1, steps: 2 } }],
+/** Every tool the pinned reference server lists, with arguments that make it do its job. */
+const CALLS: Record<string, Record<string, unknown>> = {
+  echo: { message: 'hello' },
+  'get-annotated-message': { messageType: 'success', includeImage: true },
+  'get-env': {},
+  'get-resource-links': { count: 2 },
+  'get-resource-reference': { resourceType: 'Text', resourceId: 1 },
+  'get-structured-content': { location: 'New York' },
+  'get-sum': { a: 2, b: 3 },
+  'get-tiny-image': {},
+  'gzip-file-as-resource': {
+    name: 'hello.gz',
+    data: 'data:text/plain;base64,aGVsbG8=',
+    outputType: 'resource',
+  },
+  'toggle-simulated-logging': {},
+  'toggle-subscriber-updates': {},
+  'trigger-long-running-operation': { duration: 1, steps: 2 },
+  'get-roots-list': {},
+  'trigger-elicitation-request': {},
+  'trigger-sampling-request': { prompt: 'Say hi', maxTokens: 50 },
+};
+
+/** The human: allows the sampling request, answers the elicitation form. */
+function answer(request: HumanInputRequest) {
+  const schema = request.requested_schema as { properties?: Record<string, unknown> };
+  return 'allow' in (schema.properties ?? {})
+    ? { action: 'accept', content: { allow: true } }
+    : { action: 'accept', content: { name: 'Ada' } };
+}
+
+let http: McpServerProcess;
+beforeAll(async () => {
+  http = await startMcpServerProcess({ script: serverEntry, args: ['streamableHttp'] });
+}, 30_000);
+afterAll(() => http?.close());
+
+describe.each(['stdio', 'http'] as const)(
+  'OpenAI with @modelcontextprotocol/server-everything over %s',
+  (transport) => {
+    it('the model calls every tool; elicitation and sampling pend as input calls, the image reaches it as input_image, progress reaches onProgress', async () => {
+      const samples: McpSamplingRequest[] = [];
+      const load = await loadOpenAITools({
+        mcp: [
+          transport === 'stdio'
+            ? { name: 'everything', command: process.execPath, args: [serverEntry] }
+            : { name: 'everything', url: http.url },
+        ],
+        mcpClient: {
+          elicitation: true,
+          sampler: async (request) => {
+            samples.push(request);
+            return { role: 'assistant', content: { type: 'text', text: 'Hi!' }, model: 'scripted' };
+          },
+          samplingMaxTokens: 20,
+          roots: async () => [{ uri: 'file:///workspace/acme', name: 'workspace' }],
         },
-        'All done.',
-      ]);
-      const client = new OpenAI({
-        apiKey: 'offline',
-        baseURL: 'http://scripted.invalid/v1',
-        fetch: scripted.fetch,
-        maxRetries: 0,
+        gateway: createToolGateway({ env: {}, approvalMode: 'full' }),
+        environment: false,
       });
-      const progress: ToolProgressEvent[] = [];
-      const loop = createToolLoop(client, {
-        model: 'scripted',
-        api: 'responses',
-        tools: load.tools,
-        gateway: load.gateway,
-        onProgress: (event) => progress.push(event),
-      });
-      const first = await loop.run('try everything');
-      if (first.status !== 'needs_approval')
-        throw new Error(`expected a question, got ${first.status}`);
-      const [question] = first.pending;
-      expect(question).toMatchObject({ kind: 'input', inputRequest: { source: 'everything' } });
-      const done = await first.resume({
-        [question!.callId]: { action: 'accept', content: { name: 'Ada' } },
-      });
-      expect(done).toMatchObject({ status: 'completed', output: 'All done.' });
-      const bodies = JSON.stringify(scripted.requests);
-      expect(bodies).toContain('"type":"input_image"');
-      expect(bodies).toContain('data:image/png;base64,');
-      expect(bodies).toContain('Ada');
-      expect(progress.map((event) => event.toolName)).toContain('trigger-long-running-operation');
-    } finally {
-      await load.close();
-    }
-  }, 60_000);
-});
+      try {
+        expect(load.tools.map((tool) => tool.name).sort()).toEqual(Object.keys(CALLS).sort());
+        const scripted = createScriptedOpenAIFetch([
+          ...Object.entries(CALLS).map(([name, args]) => ({ toolCalls: [{ name, args }] })),
+          'All done.',
+        ]);
+        const client = new OpenAI({
+          apiKey: 'offline',
+          baseURL: 'http://scripted.invalid/v1',
+          fetch: scripted.fetch,
+          maxRetries: 0,
+        });
+        const progress: ToolProgressEvent[] = [];
+        const loop = createToolLoop(client, {
+          model: 'scripted',
+          api: 'responses',
+          maxTurns: 20,
+          tools: load.tools,
+          gateway: load.gateway,
+          onProgress: (event) => progress.push(event),
+        });
+        const questions: HumanInputRequest[] = [];
+        let result: ToolLoopResult = await loop.run('try everything');
+        while (result.status === 'needs_approval') {
+          const decisions: Record<string, unknown> = {};
+          for (const pending of result.pending) {
+            if (pending.kind !== 'input') throw new Error(`unexpected ${pending.kind}`);
+            questions.push(pending.inputRequest);
+            decisions[pending.callId] = answer(pending.inputRequest);
+          }
+          result = await result.resume(decisions);
+        }
+        expect(result).toMatchObject({ status: 'completed', output: 'All done.' });
+
+        // Every call answered ok, as the model saw it.
+        const outputs = scripted.requests
+          .slice(-1)
+          .flatMap((request) => (request as { input?: unknown[] }).input ?? [])
+          .filter(
+            (item): item is { type: string; output: unknown } =>
+              (item as { type?: string }).type === 'function_call_output',
+          );
+        const failed = outputs
+          .map((item) => JSON.stringify(item.output))
+          .filter((text) => text.includes('\\"ok\\":false'));
+        expect(failed).toEqual([]);
+        const bodies = JSON.stringify(scripted.requests);
+        expect(bodies).toContain('"type":"input_image"');
+        expect(bodies).toContain('data:image/png;base64,');
+        expect(bodies).toContain('Ada');
+        expect(bodies).toContain('Hi!');
+        expect(bodies).toContain('file:///workspace/acme');
+        // One question for the elicitation, one for the (untrusted) sampling request.
+        expect(questions.map((q) => q.source)).toEqual(['everything', 'everything']);
+        expect(samples).toEqual([expect.objectContaining({ maxTokens: 20 })]);
+        expect(progress.map((event) => event.toolName)).toContain('trigger-long-running-operation');
+      } finally {
+        await load.close();
+      }
+    }, 90_000);
+  },
+);

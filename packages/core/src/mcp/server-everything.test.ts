@@ -1,9 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolGateway } from '../gateway/create-tool-gateway.js';
 import type { ToolProgressEvent } from '../gateway/run-with-timeout.js';
+import { type McpServerProcess, startMcpServerProcess } from '../testing/mcp-server-process.js';
 import type { HumanInputRequest } from '../tool/human-input.js';
 import type { Tool } from '../tool/tool.js';
 import { loadMcpToolsets, type McpLoadResult } from './load-mcp-toolsets.js';
@@ -14,33 +13,12 @@ import type { McpSamplingRequest } from './mcp-server-requests.js';
 const serverEntry = createRequire(import.meta.url).resolve(
   '@modelcontextprotocol/server-everything/dist/index.js',
 );
-const loopback = fileURLToPath(new URL('./test-fixtures/listen-on-loopback.mjs', import.meta.url));
-
-let http: ChildProcess | undefined;
-let httpUrl = '';
+let http: McpServerProcess | undefined;
 beforeAll(async () => {
-  http = spawn(process.execPath, ['--import', loopback, serverEntry, 'streamableHttp'], {
-    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', PORT: '0' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  httpUrl = await new Promise<string>((resolve, reject) => {
-    let seen = '';
-    const timer = setTimeout(
-      () => reject(new Error(`server-everything did not start: ${seen}`)),
-      20_000,
-    );
-    http?.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-      seen += chunk;
-      const match = /LISTENING (\{.*\})/.exec(seen);
-      if (match) {
-        clearTimeout(timer);
-        resolve(`http://127.0.0.1:${(JSON.parse(match[1]!) as { port: number }).port}/mcp`);
-      }
-    });
-  });
+  http = await startMcpServerProcess({ script: serverEntry, args: ['streamableHttp'] });
 }, 30_000);
-afterAll(() => {
-  http?.kill('SIGKILL');
+afterAll(async () => {
+  await http?.close();
 });
 
 const samples: McpSamplingRequest[] = [];
@@ -51,7 +29,7 @@ async function load(transport: 'stdio' | 'http'): Promise<McpLoadResult> {
   const server =
     transport === 'stdio'
       ? { name: 'everything', command: process.execPath, args: [serverEntry], timeout_ms: 30_000 }
-      : { name: 'everything', url: httpUrl, timeout_ms: 30_000 };
+      : { name: 'everything', url: http!.url, timeout_ms: 30_000 };
   return loadMcpToolsets([server], {
     elicitation: true,
     sampler: async (request) => {

@@ -14,6 +14,11 @@ export {
   type FakeE2BSandboxRecord,
 } from './fake-e2b-provider.js';
 export {
+  type McpServerProcess,
+  type McpServerProcessOptions,
+  startMcpServerProcess,
+} from './mcp-server-process.js';
+export {
   type McpTestServer,
   type McpTestServerOptions,
   type McpTestTool,
