@@ -153,6 +153,7 @@ describe.each(['stdio', 'http'] as const)(
         expect(of('get-roots-list')).toContain('file:///workspace/acme');
         expect(of('get-tiny-image')).toContain('image/png');
         expect(of('get-tiny-image')).not.toMatch(/iVBOR/);
+        expect(of('get-tiny-image')).toMatch(/saved as tool-results:\/\/[^\]]+\.png/);
         expect(questions.map((q) => [q.type, q.source])).toEqual([
           ['ksadk_input', 'everything'],
           ['ksadk_input', 'everything'],

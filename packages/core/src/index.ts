@@ -14,6 +14,7 @@ export {
 export {
   RESULT_HANDLE_PREFIX,
   type ResultRetention,
+  readPersistedOutput,
 } from './budget/result-store.js';
 export {
   getInvocationContext,
@@ -135,6 +136,7 @@ export {
   MAX_INLINE_MEDIA_CHARS,
   TOOL_MEDIA_FIELD,
   type ToolMedia,
+  type ToolMediaReference,
   takeToolMedia,
 } from './tool/tool-media.js';
 export { canonicalDigest } from './util/canonical-json.js';

@@ -31,10 +31,14 @@ describe('media in OpenAI tool outputs', () => {
     ]);
     const text = ((output?.output ?? []) as { text?: string }[])[0]?.text ?? '';
     expect(text).not.toContain(png);
-    expect(text).toContain('[audio audio/wav, 4 bytes: not shown to the model here]');
+    expect(text).toMatch(
+      /\[audio audio\/wav, 4 bytes: not shown to the model here; saved as tool-results:\/\/c1\.media-1[^\]]*\.wav\]/,
+    );
 
     const [message] = batch.toolMessages();
     expect(message?.content).not.toContain(png);
-    expect(message?.content).toContain('[image image/png, 16 bytes: not shown to the model here]');
+    expect(message?.content).toMatch(
+      /\[image image\/png, 16 bytes: not shown to the model here; saved as tool-results:\/\/[^\]]+\.png\]/,
+    );
   });
 });

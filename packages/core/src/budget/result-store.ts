@@ -6,6 +6,7 @@ import type { InvocationContext } from '../context/invocation-context.js';
 import { KsadkError } from '../errors/ksadk-error.js';
 import { reserveDirectory } from '../util/reserved-dirs.js';
 import { safePathSegment } from '../util/safe-segment.js';
+import { MEDIA_EXTENSIONS } from './media-extensions.js';
 
 /**
  * Handles of persisted outputs start with this. A handle names a file in the *caller's own*
@@ -95,7 +96,9 @@ async function checkedSessionDir(
 }
 
 /** Names this store writes: `<stem>.<ext>` with a readable stem. Nothing else is ever removed. */
-const OWN_FILE = /^[A-Za-z0-9_-][A-Za-z0-9_.-]*\.(?:txt|json)$/;
+const OWN_FILE = new RegExp(
+  `^[A-Za-z0-9_-][A-Za-z0-9_.-]*\\.(?:txt|json|${MEDIA_EXTENSIONS.join('|')})$`,
+);
 
 /** A readable file-name stem from an id and a field (collisions are settled by exclusive creation). */
 export function resultStem(id: string, field: string): string {
@@ -242,4 +245,40 @@ export async function resolveResultHandle(
   if (!HANDLE_NAME.test(name) || name.includes('..')) return undefined;
   const dir = await checkedSessionDir(location, context, false);
   return dir === undefined ? undefined : path.join(dir, name);
+}
+
+/**
+ * Reads a persisted output back — saved text, JSON, or an image or sound a tool returned — by
+ * its `tool-results://` handle, from the given account and session's own folder (another
+ * tenant's handle finds nothing). For hosts: show a saved image, attach it to the next message.
+ * `undefined` when there is no such file; never follows a symlink; at most `maxPersistBytes`.
+ *
+ * @example
+ * ```ts
+ * const png = await readPersistedOutput(part.handle, gateway.budget, { accountId, sessionId });
+ * ```
+ */
+export async function readPersistedOutput(
+  handle: string,
+  budget: ResultStoreLocation & { readonly maxPersistBytes: number },
+  context: InvocationContext,
+): Promise<Buffer | undefined> {
+  const file = await resolveResultHandle(handle, budget, context);
+  if (!file) return undefined;
+  let opened: Awaited<ReturnType<typeof open>>;
+  try {
+    opened = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    const stats = await opened.stat();
+    if (!stats.isFile()) return undefined;
+    const size = Math.min(stats.size, budget.maxPersistBytes);
+    const buffer = Buffer.alloc(size);
+    const { bytesRead } = await opened.read(buffer, 0, size, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await opened.close();
+  }
 }

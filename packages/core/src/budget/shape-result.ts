@@ -1,12 +1,14 @@
 import type { InvocationContext } from '../context/invocation-context.js';
 import type { ToolResult } from '../gateway/results.js';
 import type { Tool } from '../tool/tool.js';
+import { TOOL_MEDIA_FIELD } from '../tool/tool-media.js';
 import {
   budgetTextFields,
   budgetToolOutput,
   narrowBudget,
   type ResultBudget,
 } from './result-budget.js';
+import { keepResultMedia, mediaOf } from './result-media.js';
 
 /** Room for a budgeted result's bookkeeping fields on top of its limit. */
 const RESULT_OVERHEAD_CHARS = 2_000;
@@ -68,9 +70,30 @@ export function shapeResult(
   call: ShapeCall,
   budget: ResultBudget,
 ): ToolResult | Promise<ToolResult> {
+  const media = mediaOf(result);
+  if (media) return shapeWithMedia(result, media, call, budget);
   if (!call.tool.resultBudget && !exceedsChars(result, budget.maxChars + RESULT_OVERHEAD_CHARS))
     return result;
   return budgetResult(result, call, budget);
+}
+
+/**
+ * Media is budgeted apart from the text: each part is saved with a handle (and sent inline only
+ * where the adapter's model can take it), so an image never counts as text, and never turns into
+ * a base64 preview.
+ */
+async function shapeWithMedia(
+  result: ToolResult,
+  media: readonly unknown[],
+  call: ShapeCall,
+  budget: ResultBudget,
+): Promise<ToolResult> {
+  const { [TOOL_MEDIA_FIELD]: _media, ...text } = result as Record<string, unknown>;
+  const [shaped, kept] = await Promise.all([
+    shapeResult(text as ToolResult, call, budget),
+    keepResultMedia(media, call, budget),
+  ]);
+  return { ...shaped, [TOOL_MEDIA_FIELD]: kept } as ToolResult;
 }
 
 async function budgetResult(

@@ -7,6 +7,18 @@ export interface ToolMedia {
   readonly mime_type: string;
   /** The bytes, base64-encoded. */
   readonly data: string;
+  /** Where the gateway saved it (`tool-results://…`, in the caller's own account and session). */
+  readonly handle?: string;
+}
+
+/** Media too large to send inline: only its size and, when it was saved, its handle. */
+export interface ToolMediaReference {
+  readonly type: 'image' | 'audio';
+  readonly mime_type: string;
+  /** Its size in bytes. */
+  readonly bytes: number;
+  /** Where the gateway saved it, when it could. */
+  readonly handle?: string;
 }
 
 /**
@@ -22,7 +34,8 @@ export const MAX_INLINE_MEDIA_CHARS = 4 * 1024 * 1024;
 const MIME = /^(image|audio)\/[a-z0-9.+-]{1,64}$/i;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
-function isMedia(value: unknown): value is ToolMedia {
+/** Whether a value is a well-formed media part: an image or audio MIME type and base64 data. */
+export function isToolMedia(value: unknown): value is ToolMedia {
   if (typeof value !== 'object' || value === null) return false;
   const { type, mime_type: mime, data } = value as Record<string, unknown>;
   return (
@@ -36,12 +49,44 @@ function isMedia(value: unknown): value is ToolMedia {
   );
 }
 
-/** What a model is told about a media part it cannot see. */
-export function describeToolMedia(media: ToolMedia): string {
+function isMediaReference(value: unknown): value is ToolMediaReference {
+  if (typeof value !== 'object' || value === null) return false;
+  const { type, mime_type: mime, bytes, handle, data } = value as Record<string, unknown>;
+  return (
+    (type === 'image' || type === 'audio') &&
+    typeof mime === 'string' &&
+    MIME.test(mime) &&
+    typeof bytes === 'number' &&
+    data === undefined &&
+    (handle === undefined || typeof handle === 'string')
+  );
+}
+
+/** What a model is told about a media part it cannot see (with its handle when it was saved). */
+export function describeToolMedia(media: ToolMedia | ToolMediaReference): string {
   const bytes =
-    Math.floor((media.data.length * 3) / 4) - (media.data.match(/=+$/)?.[0].length ?? 0);
+    'bytes' in media
+      ? media.bytes
+      : Math.floor((media.data.length * 3) / 4) - (media.data.match(/=+$/)?.[0].length ?? 0);
   const size = bytes >= 1024 ? `${Math.round(bytes / 1024)} KB` : `${bytes} bytes`;
-  return `[${media.type} ${media.mime_type}, ${size}: not shown to the model here]`;
+  const saved = media.handle ? `; saved as ${media.handle}` : '';
+  return `[${media.type} ${media.mime_type}, ${size}: not shown to the model here${saved}]`;
+}
+
+/** A media part the model does not get, as the short description that replaces it. */
+function described(part: unknown): Record<string, unknown> {
+  if (isToolMedia(part) || isMediaReference(part)) {
+    return {
+      type: part.type,
+      mime_type: part.mime_type,
+      ...(part.handle ? { handle: part.handle } : {}),
+      description: describeToolMedia(part),
+    };
+  }
+  const note = (part as { description?: unknown } | null)?.description;
+  return {
+    description: typeof note === 'string' ? note.slice(0, 200) : '[media that could not be read]',
+  };
 }
 
 /**
@@ -66,16 +111,19 @@ export function takeToolMedia(
   if (!Array.isArray(parts) || parts.length === 0) return { result, media: [] };
   const accept = new Set(options.accept ?? ['image', 'audio']);
   const media: ToolMedia[] = [];
-  const described = parts.map((part) => {
-    if (isMedia(part) && accept.has(part.type) && part.data.length <= MAX_INLINE_MEDIA_CHARS) {
+  const kept = parts.map((part) => {
+    if (isToolMedia(part) && accept.has(part.type) && part.data.length <= MAX_INLINE_MEDIA_CHARS) {
       media.push(part);
-      return { type: part.type, mime_type: part.mime_type, attached: media.length - 1 };
+      return {
+        type: part.type,
+        mime_type: part.mime_type,
+        attached: media.length - 1,
+        ...(part.handle ? { handle: part.handle } : {}),
+      };
     }
-    return isMedia(part)
-      ? { type: part.type, mime_type: part.mime_type, description: describeToolMedia(part) }
-      : { description: '[media that could not be read]' };
+    return described(part);
   });
-  return { result: { ...result, [TOOL_MEDIA_FIELD]: described } as ToolResult, media };
+  return { result: { ...result, [TOOL_MEDIA_FIELD]: kept } as ToolResult, media };
 }
 
 /**
@@ -87,10 +135,6 @@ export function describeMediaInResult(result: ToolResult): ToolResult {
   if (!Array.isArray(parts) || parts.length === 0) return result;
   return {
     ...result,
-    [TOOL_MEDIA_FIELD]: parts.map((part) =>
-      isMedia(part)
-        ? { type: part.type, mime_type: part.mime_type, description: describeToolMedia(part) }
-        : { description: '[media that could not be read]' },
-    ),
+    [TOOL_MEDIA_FIELD]: parts.map(described),
   } as ToolResult;
 }
