@@ -1,5 +1,5 @@
 import { KsadkError } from '../errors/ksadk-error.js';
-import type { AskHuman } from '../tool/human-input.js';
+import { type AskHuman, isInputRequired } from '../tool/human-input.js';
 import type { Tool, ToolExecutionContext } from '../tool/tool.js';
 import { modelSafeErrorMessage } from '../util/sanitize-message.js';
 import type { ToolErrorResult } from './results.js';
@@ -69,10 +69,20 @@ export async function runWithTimeout(
   timeoutMs: number,
 ): Promise<RawOutcome> {
   if (outer?.aborted) return { failure: abortedResult(tool) };
+  // Made only when the tool looks at its signal (an AbortController costs a few µs and some
+  // garbage); aborted at creation when the call has already stopped.
   let controller: AbortController | undefined;
+  let stoppedBecause: unknown;
   const controllerOf = (): AbortController => {
-    controller ??= new AbortController();
+    if (!controller) {
+      controller = new AbortController();
+      if (stoppedBecause !== undefined) controller.abort(stoppedBecause);
+    }
     return controller;
+  };
+  const stop = (reason: unknown): void => {
+    stoppedBecause ??= reason;
+    controller?.abort(reason);
   };
   const { onProgress, askHuman, ...context } = base;
   const startedAt = Date.now();
@@ -119,15 +129,18 @@ export async function runWithTimeout(
   ) {
     return { value: pending };
   }
-  const signal = controllerOf().signal;
-  const forwardAbort = (): void => controller?.abort(outer?.reason);
-  outer?.addEventListener('abort', forwardAbort, { once: true });
   let timer: NodeJS.Timeout | undefined;
+  let forwardAbort: (() => void) | undefined;
   try {
     const stopped = new Promise<typeof TIMEOUT | typeof ABORTED>((resolve) => {
+      forwardAbort = (): void => {
+        resolve(ABORTED);
+        stop(outer?.reason ?? new Error('aborted'));
+      };
+      outer?.addEventListener('abort', forwardAbort, { once: true });
       const expire = (): void => {
         resolve(TIMEOUT);
-        controller?.abort(new Error('timeout'));
+        stop(new Error('timeout'));
       };
       const total = timeoutMs * MAX_TIMEOUT_RESETS_FACTOR;
       restartTimer = () => {
@@ -138,9 +151,10 @@ export async function runWithTimeout(
         );
       };
       timer = setTimeout(expire, timeoutMs);
-      signal.addEventListener('abort', () => resolve(ABORTED), { once: true });
     });
     const value = await Promise.race([pending, stopped]);
+    // A call that stopped to ask the human is over: whatever it left running stops now.
+    if (isInputRequired(value)) stop(new Error('paused for the user'));
     if (value === TIMEOUT) {
       return {
         failure: {
@@ -153,10 +167,10 @@ export async function runWithTimeout(
     if (value === ABORTED) return { failure: abortedResult(tool) };
     return { value };
   } catch (error) {
-    return { failure: signal.aborted ? abortedResult(tool) : failedResult(error) };
+    return { failure: stoppedBecause !== undefined ? abortedResult(tool) : failedResult(error) };
   } finally {
     restartTimer = undefined;
     if (timer) clearTimeout(timer);
-    outer?.removeEventListener('abort', forwardAbort);
+    if (forwardAbort) outer?.removeEventListener('abort', forwardAbort);
   }
 }

@@ -245,14 +245,12 @@ export function createMcpToolset(
       return unavailable(modelSafeErrorMessage(error));
     }
     const inflight = requests.begin(context);
-    // Aborted with the call, or here when the human's answer is awaited (the call stops).
-    const stop = new AbortController();
-    const forward = (): void => stop.abort(context.signal.reason);
-    context.signal.addEventListener('abort', forward, { once: true });
     try {
       const running = live.client.callTool({ name: originalName, arguments: args }, undefined, {
         timeout: config.timeoutMs,
-        signal: stop.signal,
+        // Aborted with the call: its timeout, the caller's signal, or a pause for the human
+        // (the gateway stops a call that returned input_required), which cancels the request.
+        signal: context.signal,
         onprogress: (progress) =>
           context.reportProgress({
             progress: progress.progress,
@@ -273,7 +271,6 @@ export function createMcpToolset(
         const answer = await context.askHuman(next.question.request);
         if (answer === PAUSED) {
           next.question.respond({ action: 'cancel' });
-          stop.abort(new Error('paused for the user'));
           return inputRequiredResult(next.question.request);
         }
         next.question.respond(answer);
@@ -316,7 +313,6 @@ export function createMcpToolset(
       return { ok: false, error_type: 'mcp_error', error_message: modelSafeErrorMessage(error) };
     } finally {
       inflight.end();
-      context.signal.removeEventListener('abort', forward);
     }
   };
 

@@ -3,7 +3,13 @@ import { runWithInvocationContext } from '../context/invocation-context.js';
 import { createToolGateway } from '../gateway/create-tool-gateway.js';
 import { isApprovalRequired } from '../gateway/results.js';
 import { createQuestionTool, type QuestionToolBooking } from '../testing/question-tool.js';
-import { type HumanInputAnswer, isInputRequired, parseHumanInputAnswer } from './human-input.js';
+import { defineJsonSchemaTool } from './define-tool.js';
+import {
+  type HumanInputAnswer,
+  inputRequiredResult,
+  isInputRequired,
+  parseHumanInputAnswer,
+} from './human-input.js';
 import { PAUSED } from './paused.js';
 
 const bookingTool = (ran: QuestionToolBooking[]) => createQuestionTool(ran).tool;
@@ -100,6 +106,44 @@ describe('a tool asking the human mid-call', () => {
       ),
     ).toMatchObject({ ok: true, booked: 'Grace' });
     expect(ran).toEqual([{ when: '7pm', name: 'Grace' }]);
+  });
+
+  it('a call that stops for the human is over: the signal of whatever it left running is aborted', async () => {
+    let signal: AbortSignal | undefined;
+    const tool = defineJsonSchemaTool({
+      name: 'ask_then_wait',
+      description: 'Starts work, then asks.',
+      inputSchema: { type: 'object', properties: {} },
+      execute: async (_args, context) => {
+        signal = context.signal;
+        const answer = await context.askHuman({
+          type: 'ksadk_input',
+          source: 'test',
+          message: 'Which one?',
+          requested_schema: { type: 'object', properties: {} },
+        });
+        if (answer === PAUSED) {
+          expect(context.signal.aborted).toBe(false);
+          return inputRequiredResult({
+            type: 'ksadk_input',
+            source: 'test',
+            message: 'Which one?',
+            requested_schema: { type: 'object', properties: {} },
+            tool_name: 'ask_then_wait',
+          });
+        }
+        return { ok: true };
+      },
+    });
+    const gateway = createToolGateway({ env: {}, approvalMode: 'full' });
+    const paused = await gateway.invoke(tool, {}, { askHuman: () => PAUSED });
+    expect(isInputRequired(paused)).toBe(true);
+    expect(signal?.aborted).toBe(true);
+    expect(String(signal?.reason)).toContain('paused for the user');
+    // An answered call keeps a live signal to the end.
+    const answered = await gateway.invoke(tool, {}, { askHuman: () => ({ action: 'cancel' }) });
+    expect(answered).toEqual({ ok: true });
+    expect(signal?.aborted).toBe(false);
   });
 
   it('reads answers strictly: anything but a well-formed accept is a decline', () => {
