@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
@@ -10,6 +10,10 @@ import { pidsWithMarker, tempDir, uniqueSleep, waitFor } from './test-fixtures/p
 
 // Real bwrap: these tests need it on PATH (Debian: apt-get install bubblewrap).
 const backend: SandboxBackend = createBubblewrapBackend();
+// The tests run this Node inside; one installed outside the system folders (CI's Node 22 and 24
+// come from npm packages) is bound read-only, as a host would bind its runtime.
+const nodeDir = path.dirname(realpathSync(process.execPath));
+const hostNode = /^\/(usr|bin|sbin|lib)\//.test(`${nodeDir}/`) ? [] : [nodeDir];
 
 describe('bubblewrap backend', () => {
   let session: SandboxSession;
@@ -27,7 +31,7 @@ describe('bubblewrap backend', () => {
     await rm(repoSecret, { force: true });
   });
   beforeEach(async () => {
-    session = await backend.createSession({ sessionId: 'bwrap-test' });
+    session = await backend.createSession({ sessionId: 'bwrap-test', readOnlyPaths: hostNode });
   });
   afterEach(async () => {
     await session.kill();
@@ -159,7 +163,11 @@ describe('bubblewrap backend', () => {
     }, 30_000);
 
     it('can with network: true', async () => {
-      const networked = await backend.createSession({ sessionId: 'net', network: true });
+      const networked = await backend.createSession({
+        sessionId: 'net',
+        network: true,
+        readOnlyPaths: hostNode,
+      });
       try {
         const before = connections;
         const result = await networked.run({ argv: connect(port), timeoutMs: 20_000 });

@@ -40,7 +40,7 @@ net.Server.prototype.listen = function (...args) {
   const first = args[0];
   const isPort = typeof first === 'number' || (typeof first === 'string' && /^\\d+$/.test(first));
   if (isPort && (args.length === 1 || typeof args[1] === 'function')) args.splice(1, 0, '127.0.0.1');
-  this.once('listening', () => process.stderr.write('KSADK_LISTENING ' + JSON.stringify(this.address()) + '\\n'));
+  this.once('listening', () => process.stderr.write('MCP_SERVER_LISTENING ' + JSON.stringify(this.address()) + '\\n'));
   return listen.apply(this, args);
 };`;
 
@@ -97,7 +97,7 @@ export async function startMcpServerProcess(
       });
       child.stderr?.on('data', (chunk: string) => {
         stderr = (stderr + chunk).slice(-STDERR_TAIL);
-        const match = /KSADK_LISTENING (\{.*\})/.exec(stderr);
+        const match = /MCP_SERVER_LISTENING (\{.*\})/.exec(stderr);
         if (!match) return;
         clearTimeout(timer);
         resolve((JSON.parse(match[1]!) as { port: number }).port);
