@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
@@ -22,12 +23,33 @@ function coreSourceAliases(): { find: RegExp; replacement: string }[] {
 }
 
 /**
+ * Framework packages to test against instead of the pinned ones: every package installed in
+ * `KSADK_TEST_PEERS_DIR` (a `node_modules` folder, e.g. with `openai@7`) replaces the workspace's
+ * copy, so CI runs the adapters' tests against the newest majors of their peer ranges too.
+ */
+function peerAliases(): { find: RegExp; replacement: string }[] {
+  const dir = process.env['KSADK_TEST_PEERS_DIR'];
+  if (!dir) return [];
+  return readdirSync(dir).flatMap((entry) => {
+    const names = entry.startsWith('@')
+      ? readdirSync(path.join(dir, entry)).map((name) => `${entry}/${name}`)
+      : entry.startsWith('.')
+        ? []
+        : [entry];
+    return names.map((name) => ({
+      find: new RegExp(`^${name.replace(/[/.]/g, '\\$&')}$`),
+      replacement: path.join(dir, name),
+    }));
+  });
+}
+
+/**
  * The test configuration every adapter package uses: tests run against core's source
  * (so no build is needed in the inner loop), with the same isolation and timeouts.
  */
 export function adapterVitestConfig(name: string) {
   return defineConfig({
-    resolve: { alias: coreSourceAliases() },
+    resolve: { alias: [...peerAliases(), ...coreSourceAliases()] },
     test: {
       name,
       include: ['src/**/*.test.ts'],

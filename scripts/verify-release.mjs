@@ -31,6 +31,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { installNode, NEWEST_PEERS, NODE_RELEASES } from './node-releases.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RESULT_FILE = path.join(ROOT, '.verify-release-result.json');
@@ -45,6 +46,15 @@ const TARGETS = [
   { name: '@ksadk/langgraph', example: 'langgraph-agent' },
   { name: '@ksadk/adk', example: 'adk-agent' },
   { name: '@ksadk/openai', example: 'openai-function-calling' },
+  // The newest major of the peer range, which the pinned devDependency is not (openai 7 needs
+  // Node 22): the same README line and example, on the pinned Node 22.
+  {
+    name: '@ksadk/openai',
+    example: 'openai-function-calling',
+    label: 'openai-newest',
+    peers: NEWEST_PEERS,
+    node: '22',
+  },
   {
     name: '@ksadk/redis',
     smoke: `import { createToolGateway } from '@ksadk/core';
@@ -660,9 +670,24 @@ function exampleImports(sourceDir, files) {
  * script. What the example imports beyond the line (a live-model client) comes in a second
  * `npm i`, so the first one is the user's install line and nothing else.
  */
-async function checkInstall(target, line, ctx) {
+async function checkInstall(target, line, shared) {
+  // A target on another Node runs npm and its example with that Node first on PATH, as its user
+  // would (npm checks `engines` against the Node running it).
+  const nodeBin = target.node ? installNode(target.node) : undefined;
+  // (A view over the shared context: the TypeScript tools land on it later.)
+  const ctx = nodeBin
+    ? Object.assign(Object.create(shared), {
+        env: { ...shared.env, PATH: `${nodeBin}${path.delimiter}${shared.env.PATH}` },
+      })
+    : shared;
   const short = target.name.split('/')[1];
-  const app = path.join(ctx.appsDir, short);
+  const app = path.join(ctx.appsDir, target.label ?? short);
+  // Names of this target's checks: the newest-peers run says what it runs on.
+  const variant = target.node
+    ? ` (Node ${NODE_RELEASES[target.node]}, ${Object.entries(target.peers ?? {})
+        .map(([name, version]) => `${name}@${version}`)
+        .join(' ')})`
+    : '';
   const exampleManifest = target.example
     ? readJson(path.join(ROOT, 'examples', target.example, 'package.json'))
     : {};
@@ -671,10 +696,11 @@ async function checkInstall(target, line, ctx) {
     readJson(path.join(ROOT, 'packages', short, 'package.json')),
     readJson(path.join(ROOT, 'package.json')),
   ];
-  const pin = (name) => `${name}@${ctx.versions.get(name) ?? pinnedVersion(name, sources)}`;
+  const pin = (name) =>
+    `${name}@${ctx.versions.get(name) ?? target.peers?.[name] ?? pinnedVersion(name, sources)}`;
 
   const names = line.replace(/^npm i /, '').split(' ');
-  const installed = await check(`install ${line}`, async () => {
+  const installed = await check(`install ${line}${variant}`, async () => {
     assert(names[0] === target.name, `the README's line for ${target.name} installs ${names[0]}`);
     makeProject(app, 'user-app');
     await npmInstall(app, names.map(pin), ctx);
@@ -708,7 +734,7 @@ async function checkInstall(target, line, ctx) {
     (file) => file.endsWith('.ts') && !/\.test(-d)?\.ts$/.test(file),
   );
   const typechecked = await check(
-    `${target.example}: type-check against the installed types`,
+    `${target.example}${variant}: type-check against the installed types`,
     async () => {
       assert(await ctx.toolsReady, 'TypeScript could not be installed');
       const extras = exampleImports(sourceDir, files).filter((name) => !names.includes(name));
@@ -737,10 +763,11 @@ async function checkInstall(target, line, ctx) {
       return extras.length > 0 ? `after npm i ${extras.map(pin).join(' ')}` : '';
     },
   );
-  await check(`${target.example}: run offline (scripted model)`, async () => {
+  await check(`${target.example}${variant}: run offline (scripted model)`, async () => {
     const main = path.join(app, 'out', 'main.js');
     assert(existsSync(main), typechecked ? 'tsc wrote no out/main.js' : 'not compiled');
-    const result = await mustRun(process.execPath, [main], {
+    const node = nodeBin ? path.join(nodeBin, 'node') : process.execPath;
+    const result = await mustRun(node, [main], {
       cwd: app,
       env: userEnv(ctx.env),
       timeoutMs: 120_000,

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
@@ -10,10 +11,16 @@ import { pidsWithMarker, tempDir, uniqueSleep, waitFor } from './test-fixtures/p
 
 // Real bwrap: these tests need it on PATH (Debian: apt-get install bubblewrap).
 const backend: SandboxBackend = createBubblewrapBackend();
-// The tests run this Node inside; one installed outside the system folders (CI's Node 22 and 24
-// come from npm packages) is bound read-only, as a host would bind its runtime.
-const nodeDir = path.dirname(realpathSync(process.execPath));
-const hostNode = /^\/(usr|bin|sbin|lib)\//.test(`${nodeDir}/`) ? [] : [nodeDir];
+// The tests run a Node inside: this one when it lives in the system folders the sandbox shows,
+// else the system's own (CI's Node 22 and 24 come from npm packages under the home folder, which
+// the sandbox must keep hidden); only when there is none is this one's folder bound read-only.
+const inSystem = (file: string) => /^\/(usr|bin|sbin|lib)\//.test(realpathSync(file));
+const node =
+  [process.execPath, '/usr/local/bin/node', '/usr/bin/node'].find(
+    (candidate) => existsSync(candidate) && inSystem(candidate),
+  ) ?? process.execPath;
+const nodeVersion = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
+const hostNode = inSystem(node) ? [] : [path.dirname(realpathSync(node))];
 
 describe('bubblewrap backend', () => {
   let session: SandboxSession;
@@ -70,10 +77,10 @@ describe('bubblewrap backend', () => {
 
   it('runs node (the host binary) inside', async () => {
     const result = await session.run({
-      argv: [process.execPath, '-e', 'console.log(process.version, 6 * 7)'],
+      argv: [node, '-e', 'console.log(process.version, 6 * 7)'],
       timeoutMs: 20_000,
     });
-    expect(result).toMatchObject({ ok: true, stdout: `${process.version} 42\n` });
+    expect(result).toMatchObject({ ok: true, stdout: `${nodeVersion} 42\n` });
   }, 30_000);
 
   it('cannot read files outside its directories', async () => {
@@ -137,7 +144,7 @@ describe('bubblewrap backend', () => {
     let port: number;
     let connections = 0;
     const connect = (target: number) => [
-      process.execPath,
+      node,
       '-e',
       `const s = require('net').connect(${target}, '127.0.0.1', () => { console.log('connected'); s.end(); });
        s.on('error', (e) => { console.log('failed', e.code); process.exitCode = 2; });`,
@@ -274,7 +281,7 @@ describe('bubblewrap backend', () => {
       };
       const end = Date.now() + 3000;
       while (Date.now() < end) { flip('x.dir'); flip('x.lnk'); }`;
-    const flipping = session.run({ argv: [process.execPath, '-e', flipper], timeoutMs: 10_000 });
+    const flipping = session.run({ argv: [node, '-e', flipper], timeoutMs: 10_000 });
     let flipperDone = false;
     void flipping.then(() => {
       flipperDone = true;
