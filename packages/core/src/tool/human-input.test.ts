@@ -116,21 +116,19 @@ describe('a tool asking the human mid-call', () => {
       inputSchema: { type: 'object', properties: {} },
       execute: async (_args, context) => {
         signal = context.signal;
-        const answer = await context.askHuman({
+        const request = {
           type: 'ksadk_input',
           source: 'test',
           message: 'Which one?',
           requested_schema: { type: 'object', properties: {} },
-        });
+          tool_name: 'ask_then_wait',
+          tool_call_id: 'c1',
+          request_key: 'which-one',
+        } as const;
+        const answer = await context.askHuman(request);
         if (answer === PAUSED) {
           expect(context.signal.aborted).toBe(false);
-          return inputRequiredResult({
-            type: 'ksadk_input',
-            source: 'test',
-            message: 'Which one?',
-            requested_schema: { type: 'object', properties: {} },
-            tool_name: 'ask_then_wait',
-          });
+          return inputRequiredResult(request);
         }
         return { ok: true };
       },
