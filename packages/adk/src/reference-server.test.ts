@@ -12,6 +12,13 @@ import { loadAgentTools } from '@ksadk/core/catalog';
 import type { McpSamplingRequest } from '@ksadk/core/mcp';
 import { type McpServerProcess, startMcpServerProcess } from '@ksadk/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  answerAsHuman,
+  callEveryTool,
+  everyCapability,
+  SERVER_EVERYTHING_CALLS,
+  showsFailure,
+} from '../../../test-support/server-everything.js';
 import { ScriptedLlm } from './testing/scripted-llm.js';
 import { toAdkTools } from './to-adk-tools.js';
 
@@ -28,37 +35,6 @@ async function turn(runner: InMemoryRunner, sessionId: string, message: Content)
   for await (const event of runner.runAsync({ userId: 'u', sessionId, newMessage: message }))
     if (event.content) contents.push(event.content);
   return contents;
-}
-
-/** Every tool the pinned reference server lists, with arguments that make it do its job. */
-const CALLS: Record<string, Record<string, unknown>> = {
-  echo: { message: 'hello' },
-  'get-annotated-message': { messageType: 'success', includeImage: true },
-  'get-env': {},
-  'get-resource-links': { count: 2 },
-  'get-resource-reference': { resourceType: 'Text', resourceId: 1 },
-  'get-structured-content': { location: 'New York' },
-  'get-sum': { a: 2, b: 3 },
-  'get-tiny-image': {},
-  'gzip-file-as-resource': {
-    name: 'hello.gz',
-    data: 'data:text/plain;base64,aGVsbG8=',
-    outputType: 'resource',
-  },
-  'toggle-simulated-logging': {},
-  'toggle-subscriber-updates': {},
-  'trigger-long-running-operation': { duration: 1, steps: 2 },
-  'get-roots-list': {},
-  'trigger-elicitation-request': {},
-  'trigger-sampling-request': { prompt: 'Say hi', maxTokens: 50 },
-};
-
-/** The human: allows the sampling request, answers the elicitation form. */
-function answer(request: HumanInputRequest) {
-  const schema = request.requested_schema as { properties?: Record<string, unknown> };
-  return 'allow' in (schema.properties ?? {})
-    ? { action: 'accept', content: { allow: true } }
-    : { action: 'accept', content: { name: 'Ada' } };
 }
 
 let http: McpServerProcess;
@@ -78,15 +54,7 @@ describe.each(['stdio', 'http'] as const)(
             ? { name: 'everything', command: process.execPath, args: [serverEntry] }
             : { name: 'everything', url: http.url },
         ],
-        mcpClient: {
-          elicitation: true,
-          sampler: async (request) => {
-            samples.push(request);
-            return { role: 'assistant', content: { type: 'text', text: 'Hi!' }, model: 'scripted' };
-          },
-          samplingMaxTokens: 20,
-          roots: async () => [{ uri: 'file:///workspace/acme', name: 'workspace' }],
-        },
+        mcpClient: everyCapability(samples),
         gateway: createToolGateway({ env: {}, approvalMode: 'full' }),
         environment: false,
       });
@@ -94,10 +62,7 @@ describe.each(['stdio', 'http'] as const)(
         const progress: ToolProgressEvent[] = [];
         const agent = new LlmAgent({
           name: 'tester',
-          model: new ScriptedLlm([
-            ...Object.entries(CALLS).map(([name, args]) => ({ toolCalls: [{ name, args }] })),
-            'All done.',
-          ]),
+          model: new ScriptedLlm(callEveryTool()),
           tools: toAdkTools(load.tools, {
             gateway: load.gateway,
             onProgress: (event) => progress.push(event),
@@ -133,7 +98,7 @@ describe.each(['stdio', 'http'] as const)(
                 functionResponse: {
                   id: confirmation.id!,
                   name: REQUEST_CONFIRMATION_FUNCTION_CALL_NAME,
-                  response: { confirmed: true, payload: answer(request) },
+                  response: { confirmed: true, payload: answerAsHuman(request) },
                 },
               },
             ],
@@ -142,10 +107,8 @@ describe.each(['stdio', 'http'] as const)(
         expect(contents.at(-1)?.parts?.[0]?.text).toBe('All done.');
         // The last response of each tool (a paused call answers twice: paused, then done).
         const last = new Map(responses.map((response) => [response.name!, response.response]));
-        expect([...last.keys()].sort()).toEqual(Object.keys(CALLS).sort());
-        const failed = [...last.entries()].filter(([, response]) =>
-          /\\?"ok\\?":false/.test(JSON.stringify(response)),
-        );
+        expect([...last.keys()].sort()).toEqual(Object.keys(SERVER_EVERYTHING_CALLS).sort());
+        const failed = [...last.entries()].filter(([, response]) => showsFailure(response));
         expect(failed).toEqual([]);
         const of = (name: string) => JSON.stringify(last.get(name));
         expect(of('trigger-elicitation-request')).toContain('Ada');

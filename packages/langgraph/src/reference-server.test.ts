@@ -4,6 +4,13 @@ import type { McpSamplingRequest } from '@ksadk/core/mcp';
 import { type McpServerProcess, startMcpServerProcess } from '@ksadk/core/testing';
 import { Command, MemorySaver } from '@langchain/langgraph';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  answerAsHuman,
+  callEveryTool,
+  everyCapability,
+  SERVER_EVERYTHING_CALLS,
+  showsFailure,
+} from '../../../test-support/server-everything.js';
 import { createKsadkAgent } from './create-ksadk-agent.js';
 import { ScriptedChatModel } from './testing/scripted-chat-model.js';
 
@@ -12,37 +19,6 @@ import { ScriptedChatModel } from './testing/scripted-chat-model.js';
 const serverEntry = createRequire(import.meta.url).resolve(
   '@modelcontextprotocol/server-everything/dist/index.js',
 );
-
-/** Every tool the pinned reference server lists, with arguments that make it do its job. */
-const CALLS: Record<string, Record<string, unknown>> = {
-  echo: { message: 'hello' },
-  'get-annotated-message': { messageType: 'success', includeImage: true },
-  'get-env': {},
-  'get-resource-links': { count: 2 },
-  'get-resource-reference': { resourceType: 'Text', resourceId: 1 },
-  'get-structured-content': { location: 'New York' },
-  'get-sum': { a: 2, b: 3 },
-  'get-tiny-image': {},
-  'gzip-file-as-resource': {
-    name: 'hello.gz',
-    data: 'data:text/plain;base64,aGVsbG8=',
-    outputType: 'resource',
-  },
-  'toggle-simulated-logging': {},
-  'toggle-subscriber-updates': {},
-  'trigger-long-running-operation': { duration: 1, steps: 2 },
-  'get-roots-list': {},
-  'trigger-elicitation-request': {},
-  'trigger-sampling-request': { prompt: 'Say hi', maxTokens: 50 },
-};
-
-/** The human: allows the sampling request, answers the elicitation form. */
-function answer(request: HumanInputRequest) {
-  const schema = request.requested_schema as { properties?: Record<string, unknown> };
-  return 'allow' in (schema.properties ?? {})
-    ? { action: 'accept', content: { allow: true } }
-    : { action: 'accept', content: { name: 'Ada' } };
-}
 
 let http: McpServerProcess;
 beforeAll(async () => {
@@ -56,24 +32,13 @@ describe.each(['stdio', 'http'] as const)(
     it('the model calls every tool; elicitation and sampling through interrupt(), the image as an image block, progress as custom events', async () => {
       const samples: McpSamplingRequest[] = [];
       const { agent, close } = await createKsadkAgent({
-        model: new ScriptedChatModel([
-          ...Object.entries(CALLS).map(([name, args]) => ({ toolCalls: [{ name, args }] })),
-          'All done.',
-        ]),
+        model: new ScriptedChatModel([...callEveryTool()]),
         mcp: [
           transport === 'stdio'
             ? { name: 'everything', command: process.execPath, args: [serverEntry] }
             : { name: 'everything', url: http.url },
         ],
-        mcpClient: {
-          elicitation: true,
-          sampler: async (request) => {
-            samples.push(request);
-            return { role: 'assistant', content: { type: 'text', text: 'Hi!' }, model: 'scripted' };
-          },
-          samplingMaxTokens: 20,
-          roots: async () => [{ uri: 'file:///workspace/acme', name: 'workspace' }],
-        },
+        mcpClient: everyCapability(samples),
         gateway: createToolGateway({ env: {}, approvalMode: 'full' }),
         checkpointer: new MemorySaver(),
         environment: false,
@@ -103,15 +68,17 @@ describe.each(['stdio', 'http'] as const)(
           if (interrupts.length === 0) break;
           expect(interrupts).toHaveLength(1);
           questions.push(interrupts[0]!.value);
-          state = await run(new Command({ resume: answer(interrupts[0]!.value) }));
+          state = await run(new Command({ resume: answerAsHuman(interrupts[0]!.value) }));
         }
         const messages = state['messages'] as { content: unknown; name?: string }[];
         expect(messages.at(-1)?.content).toBe('All done.');
         const results = messages.filter((message) => 'tool_call_id' in message);
-        expect(results.map((message) => message.name).sort()).toEqual(Object.keys(CALLS).sort());
+        expect(results.map((message) => message.name).sort()).toEqual(
+          Object.keys(SERVER_EVERYTHING_CALLS).sort(),
+        );
         const failed = results
           .map((message) => JSON.stringify(message.content))
-          .filter((text) => text.includes('\\"ok\\":false'));
+          .filter(showsFailure);
         expect(failed).toEqual([]);
         const byTool = (name: string) => results.find((message) => message.name === name)?.content;
         expect(byTool('get-tiny-image')).toEqual(

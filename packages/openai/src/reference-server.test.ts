@@ -4,6 +4,13 @@ import type { McpSamplingRequest } from '@ksadk/core/mcp';
 import { type McpServerProcess, startMcpServerProcess } from '@ksadk/core/testing';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  answerAsHuman,
+  callEveryTool,
+  everyCapability,
+  SERVER_EVERYTHING_CALLS,
+  showsFailure,
+} from '../../../test-support/server-everything.js';
 import { createToolLoop, loadOpenAITools, type ToolLoopResult } from './create-tool-loop.js';
 import { createScriptedOpenAIFetch } from './testing/scripted-openai-fetch.js';
 
@@ -12,37 +19,6 @@ import { createScriptedOpenAIFetch } from './testing/scripted-openai-fetch.js';
 const serverEntry = createRequire(import.meta.url).resolve(
   '@modelcontextprotocol/server-everything/dist/index.js',
 );
-
-/** Every tool the pinned reference server lists, with arguments that make it do its job. */
-const CALLS: Record<string, Record<string, unknown>> = {
-  echo: { message: 'hello' },
-  'get-annotated-message': { messageType: 'success', includeImage: true },
-  'get-env': {},
-  'get-resource-links': { count: 2 },
-  'get-resource-reference': { resourceType: 'Text', resourceId: 1 },
-  'get-structured-content': { location: 'New York' },
-  'get-sum': { a: 2, b: 3 },
-  'get-tiny-image': {},
-  'gzip-file-as-resource': {
-    name: 'hello.gz',
-    data: 'data:text/plain;base64,aGVsbG8=',
-    outputType: 'resource',
-  },
-  'toggle-simulated-logging': {},
-  'toggle-subscriber-updates': {},
-  'trigger-long-running-operation': { duration: 1, steps: 2 },
-  'get-roots-list': {},
-  'trigger-elicitation-request': {},
-  'trigger-sampling-request': { prompt: 'Say hi', maxTokens: 50 },
-};
-
-/** The human: allows the sampling request, answers the elicitation form. */
-function answer(request: HumanInputRequest) {
-  const schema = request.requested_schema as { properties?: Record<string, unknown> };
-  return 'allow' in (schema.properties ?? {})
-    ? { action: 'accept', content: { allow: true } }
-    : { action: 'accept', content: { name: 'Ada' } };
-}
 
 let http: McpServerProcess;
 beforeAll(async () => {
@@ -61,24 +37,15 @@ describe.each(['stdio', 'http'] as const)(
             ? { name: 'everything', command: process.execPath, args: [serverEntry] }
             : { name: 'everything', url: http.url },
         ],
-        mcpClient: {
-          elicitation: true,
-          sampler: async (request) => {
-            samples.push(request);
-            return { role: 'assistant', content: { type: 'text', text: 'Hi!' }, model: 'scripted' };
-          },
-          samplingMaxTokens: 20,
-          roots: async () => [{ uri: 'file:///workspace/acme', name: 'workspace' }],
-        },
+        mcpClient: everyCapability(samples),
         gateway: createToolGateway({ env: {}, approvalMode: 'full' }),
         environment: false,
       });
       try {
-        expect(load.tools.map((tool) => tool.name).sort()).toEqual(Object.keys(CALLS).sort());
-        const scripted = createScriptedOpenAIFetch([
-          ...Object.entries(CALLS).map(([name, args]) => ({ toolCalls: [{ name, args }] })),
-          'All done.',
-        ]);
+        expect(load.tools.map((tool) => tool.name).sort()).toEqual(
+          Object.keys(SERVER_EVERYTHING_CALLS).sort(),
+        );
+        const scripted = createScriptedOpenAIFetch([...callEveryTool()]);
         const client = new OpenAI({
           apiKey: 'offline',
           baseURL: 'http://scripted.invalid/v1',
@@ -101,7 +68,7 @@ describe.each(['stdio', 'http'] as const)(
           for (const pending of result.pending) {
             if (pending.kind !== 'input') throw new Error(`unexpected ${pending.kind}`);
             questions.push(pending.inputRequest);
-            decisions[pending.callId] = answer(pending.inputRequest);
+            decisions[pending.callId] = answerAsHuman(pending.inputRequest);
           }
           result = await result.resume(decisions);
         }
@@ -115,9 +82,7 @@ describe.each(['stdio', 'http'] as const)(
             (item): item is { type: string; output: unknown } =>
               (item as { type?: string }).type === 'function_call_output',
           );
-        const failed = outputs
-          .map((item) => JSON.stringify(item.output))
-          .filter((text) => text.includes('\\"ok\\":false'));
+        const failed = outputs.map((item) => JSON.stringify(item.output)).filter(showsFailure);
         expect(failed).toEqual([]);
         const bodies = JSON.stringify(scripted.requests);
         expect(bodies).toContain('"type":"input_image"');
