@@ -17,11 +17,18 @@ export async function approvalStoreFor(
   kind: StoreKind,
   urls: ServiceUrls,
   namespace: string,
+  /** Time limit of one store operation, waiting for a connection included. */
+  timeoutMs?: number,
 ): Promise<ApprovalStore> {
+  const limit = timeoutMs === undefined ? {} : { timeoutMs };
   if (kind === 'redis') {
     const { createRedisApprovalStore } = await import('@ksadk/redis');
-    return createRedisApprovalStore({ url: urls.redisUrl, keyPrefix: `${namespace}:` });
+    return createRedisApprovalStore({ url: urls.redisUrl, keyPrefix: `${namespace}:`, ...limit });
   }
   const { createPostgresApprovalStore } = await import('@ksadk/postgres');
-  return createPostgresApprovalStore({ connectionString: urls.postgresUrl, schema: namespace });
+  return createPostgresApprovalStore({
+    connectionString: urls.postgresUrl,
+    schema: namespace,
+    ...limit,
+  });
 }

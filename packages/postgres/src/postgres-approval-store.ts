@@ -91,7 +91,7 @@ export function createPostgresApprovalStore(
       'createPostgresApprovalStore({ timeoutMs }) must be positive.',
     );
   const now = options.now ?? Date.now;
-  const connection = openPostgres(options, 'createPostgresApprovalStore()');
+  const connection = openPostgres(options, 'createPostgresApprovalStore()', timeoutMs);
   const { pool } = connection;
   const ready = migrateOnce(pool, schema.name);
   const table = `${schema.sql}.ksadk_approvals`;

@@ -35,6 +35,7 @@ function registerPassword(connectionString: string): void {
 export function openPostgres(
   options: PostgresConnectionOptions,
   where: string,
+  timeoutMs: number,
 ): PostgresConnection {
   if (
     (options.pool === undefined) === (options.connectionString === undefined) ||
@@ -48,7 +49,9 @@ export function openPostgres(
   registerPassword(options.connectionString!);
   const pool = new Pool({
     connectionString: options.connectionString,
-    connectionTimeoutMillis: 5_000,
+    // Waiting for a connection (a burst queues behind the pool's 10) counts toward the store's
+    // time limit, not a shorter one of its own.
+    connectionTimeoutMillis: timeoutMs,
     max: 10,
   });
   // An idle connection that drops is replaced on the next query; the event must not crash us.

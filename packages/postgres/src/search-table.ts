@@ -63,7 +63,7 @@ export function openSearchTable(
 ): SearchTable {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const { embed } = options;
-  const connection = openPostgres(options, where);
+  const connection = openPostgres(options, where, timeoutMs);
   const { pool } = connection;
   const migrate = migrateOnce(pool, schema.name);
   const table = `${schema.sql}.${name}`;
