@@ -30,6 +30,7 @@ async function keepMedia(
   index: number,
   call: MediaCall,
   budget: ResultBudget,
+  keep: string[],
 ): Promise<ToolMedia | ToolMediaReference> {
   const bytes = Buffer.from(part.data, 'base64');
   // Only what we know: a handle the tool made up is not carried over.
@@ -48,11 +49,32 @@ async function keepMedia(
       mediaExtension(part.mime_type),
       budget,
       call.context,
+      keep,
     );
+    keep.push(handle);
     return inline ? { ...plain, handle } : { ...reference, handle };
   } catch {
     // Nothing saved: the part still reaches the model inline, or is described.
     return inline ? plain : reference;
+  }
+}
+
+/**
+ * A part's fields read once, into a plain object (a getter cannot answer one thing to the check
+ * and another to the save), the MIME type in lower case; `undefined` unless it is well-formed.
+ */
+function snapshot(part: unknown): ToolMedia | undefined {
+  if (typeof part !== 'object' || part === null) return undefined;
+  try {
+    const { type, mime_type: mime, data } = part as Record<string, unknown>;
+    const media = {
+      type,
+      mime_type: typeof mime === 'string' ? mime.toLowerCase() : mime,
+      data,
+    };
+    return isToolMedia(media) ? media : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -65,16 +87,21 @@ export async function keepResultMedia(
   parts: readonly unknown[],
   call: MediaCall,
   budget: ResultBudget,
+  /** Handles the result's other outputs were saved under (retention keeps them). */
+  saved: readonly string[] = [],
 ): Promise<unknown[]> {
-  const kept = await Promise.all(
-    parts
-      .slice(0, MAX_MEDIA_PARTS)
-      .map((part, index) =>
-        isToolMedia(part)
-          ? keepMedia(part, index, call, budget)
-          : { description: '[media that could not be read]' },
-      ),
-  );
+  const kept: unknown[] = [];
+  const keep = [...saved];
+  // One after another: each save applies the session's retention, and parallel passes over the
+  // same folder would race each other's removals.
+  for (const [index, part] of parts.slice(0, MAX_MEDIA_PARTS).entries()) {
+    const media = snapshot(part);
+    kept.push(
+      media
+        ? await keepMedia(media, index, call, budget, keep)
+        : { description: '[media that could not be read]' },
+    );
+  }
   if (parts.length > MAX_MEDIA_PARTS) {
     kept.push({ description: `[${parts.length - MAX_MEDIA_PARTS} more media parts were dropped]` });
   }

@@ -106,7 +106,8 @@ export function resultStem(id: string, field: string): string {
     .replace(/[^A-Za-z0-9_.-]+/g, '_')
     .replace(/\.{2,}/g, '.')
     .replace(/^[._]+/, '');
-  return clean.slice(0, 120) || 'output';
+  // No trailing dot: `<stem>.<ext>` must never hold `..`, which no handle may contain.
+  return clean.slice(0, 120).replace(/\.+$/, '') || 'output';
 }
 
 /** Whether a model-supplied path is a persisted-output handle. */
@@ -118,10 +119,10 @@ async function removeQuietly(file: string): Promise<void> {
   await rm(file, { force: true }).catch(() => undefined);
 }
 
-/** Applies retention to one session folder; `keep` (the file just written) always stays. */
+/** Applies retention to one session folder; the files in `keep` (just written) always stay. */
 async function enforceRetention(
   dir: string,
-  keep: string,
+  keep: ReadonlySet<string>,
   retention: ResultRetention,
 ): Promise<void> {
   const names = await readdir(dir).catch(() => [] as string[]);
@@ -131,7 +132,7 @@ async function enforceRetention(
     const file = path.join(dir, name);
     const stats = await lstat(file).catch(() => undefined);
     if (!stats?.isFile()) continue;
-    if (file !== keep && now - stats.mtimeMs > retention.maxAgeMs) await removeQuietly(file);
+    if (!keep.has(file) && now - stats.mtimeMs > retention.maxAgeMs) await removeQuietly(file);
     else files.push({ file, size: stats.size, mtimeMs: stats.mtimeMs });
   }
   files.sort((a, b) => a.mtimeMs - b.mtimeMs);
@@ -139,7 +140,7 @@ async function enforceRetention(
   let count = files.length;
   for (const entry of files) {
     if (count <= retention.maxFilesPerSession && bytes <= retention.maxBytesPerSession) break;
-    if (entry.file === keep) continue;
+    if (keep.has(entry.file)) continue;
     await removeQuietly(entry.file);
     count -= 1;
     bytes -= entry.size;
@@ -184,6 +185,8 @@ export async function persistToStore(
   ext: string,
   location: ResultStoreLocation,
   context: InvocationContext,
+  /** Handles of files retention must keep too (the other outputs of the same result). */
+  keep: readonly string[] = [],
 ): Promise<string> {
   const folder = async (): Promise<string> => {
     // The background sweep may remove an empty folder between our mkdir and our check: try
@@ -224,7 +227,13 @@ export async function persistToStore(
       throw error;
     }
     await handle.close();
-    await enforceRetention(dir, file, location.retention);
+    const kept = new Set([file]);
+    for (const handle of keep) {
+      const other = handle.slice(RESULT_HANDLE_PREFIX.length);
+      if (isResultHandle(handle) && HANDLE_NAME.test(other) && !other.includes('..'))
+        kept.add(path.join(dir, other));
+    }
+    await enforceRetention(dir, kept, location.retention);
     void sweepExpired(location).catch(() => undefined);
     return `${RESULT_HANDLE_PREFIX}${name}`;
   }

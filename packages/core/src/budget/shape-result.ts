@@ -40,6 +40,8 @@ export function exceedsChars(value: unknown, limit: number): boolean {
     else if (typeof item === 'number' || typeof item === 'boolean') total += 8;
     else if (Array.isArray(item)) {
       total += item.length;
+      // Checked before walking it: a sparse array of 2^32-1 holes must not be pushed at all.
+      if (total > limit) return true;
       for (const element of item) stack.push(element);
     } else if (typeof item === 'object' && item !== null) {
       for (const key of Object.keys(item)) {
@@ -89,10 +91,12 @@ async function shapeWithMedia(
   budget: ResultBudget,
 ): Promise<ToolResult> {
   const { [TOOL_MEDIA_FIELD]: _media, ...text } = result as Record<string, unknown>;
-  const [shaped, kept] = await Promise.all([
-    shapeResult(text as ToolResult, call, budget),
-    keepResultMedia(media, call, budget),
-  ]);
+  const shaped = await shapeResult(text as ToolResult, call, budget);
+  // The text's saved outputs first; the media's retention passes must not remove them.
+  const saved = Object.values(
+    (shaped['persisted_outputs'] as Record<string, { path?: unknown }> | undefined) ?? {},
+  ).flatMap((output) => (typeof output?.path === 'string' ? [output.path] : []));
+  const kept = await keepResultMedia(media, call, budget, saved);
   return { ...shaped, [TOOL_MEDIA_FIELD]: kept } as ToolResult;
 }
 

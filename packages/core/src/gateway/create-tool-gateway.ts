@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { resolveResultBudget } from '../budget/result-budget.js';
+import { MAX_MEDIA_PARTS } from '../budget/result-media.js';
 import { exceedsChars, shapeResult, toToolResult } from '../budget/shape-result.js';
 import {
   getInvocationContextOrEmpty,
@@ -9,6 +10,7 @@ import { checkOptions } from '../errors/check-options.js';
 import { KsadkError } from '../errors/ksadk-error.js';
 import { isInputRequired } from '../tool/human-input.js';
 import type { Tool } from '../tool/tool.js';
+import { TOOL_MEDIA_FIELD } from '../tool/tool-media.js';
 import { redactDeep, registerEnvSecrets } from '../util/redact.js';
 import { modelSafeErrorMessage } from '../util/sanitize-message.js';
 import { createApprovalGate, type GatedCall, type GrantedCall } from './approval-gate.js';
@@ -28,7 +30,12 @@ import {
   DEFAULT_ARGUMENT_LIMITS,
   parseModelArguments,
 } from './model-arguments.js';
-import { MAX_RESULT_CHARS, toPlainJson } from './plain-result.js';
+import {
+  MAX_MEDIA_CHARS,
+  MAX_RESULT_CHARS,
+  splitResultMedia,
+  toPlainJson,
+} from './plain-result.js';
 import type { ToolResult } from './results.js';
 import { failedResult, runWithTimeout } from './run-with-timeout.js';
 import { createToolTracer, type ToolCallTrace } from './tool-tracing.js';
@@ -274,17 +281,25 @@ export function createToolGateway(options: ToolGatewayOptions = {}): ToolGateway
     if (granted && isInputRequired(outcome.value))
       await approvals.continueAfterInput(granted.call, granted.grant);
     if (outcome.value instanceof Error) return failedResult(outcome.value);
-    if (exceedsChars(outcome.value, MAX_RESULT_CHARS)) {
+    const { text, media } = splitResultMedia(outcome.value);
+    if (
+      exceedsChars(text, MAX_RESULT_CHARS) ||
+      (media !== undefined && exceedsChars(media.slice(0, MAX_MEDIA_PARTS), MAX_MEDIA_CHARS))
+    ) {
       return {
         ok: false,
         error_type: 'result_too_large',
-        error_message: `${tool.name} returned more than ${MAX_RESULT_CHARS} characters of data; nothing of it was kept.`,
+        error_message: `${tool.name} returned more than ${MAX_RESULT_CHARS} characters of data (or ${MAX_MEDIA_CHARS} of media); nothing of it was kept.`,
       };
     }
     // Plain data first, then redaction, then budgeting: previews and saved files never hold a
-    // credential, and a cut can never split one.
-    const plain = toToolResult(toPlainJson(outcome.value));
-    return shapeResult(redactDeep(plain), { tool, callId, context }, budget);
+    // credential, and a cut can never split one. Media is checked part by part when it is saved.
+    const plain = redactDeep(toToolResult(toPlainJson(text)));
+    return shapeResult(
+      media === undefined ? plain : ({ ...plain, [TOOL_MEDIA_FIELD]: media } as ToolResult),
+      { tool, callId, context },
+      budget,
+    );
   };
 
   const gateway: ToolGateway = {

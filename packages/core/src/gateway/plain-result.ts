@@ -46,3 +46,18 @@ export function toPlainJson(value: unknown): unknown {
   const text = JSON.stringify(value, replacer);
   return text === undefined ? null : JSON.parse(text);
 }
+
+/** Above this many characters of media (base64, all parts together) a result is refused. */
+export const MAX_MEDIA_CHARS = 4 * MAX_RESULT_CHARS;
+
+/**
+ * A result's `media` array taken apart from the rest, each counted against its own limit: media
+ * is saved and attached, not serialised into text, and is never redacted (a literal credential
+ * cannot match inside base64; rewriting the data would only corrupt it). `media` is read once.
+ */
+export function splitResultMedia(value: unknown): { text: unknown; media: unknown[] | undefined } {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return { text: value, media: undefined };
+  const { media, ...text } = value as Record<string, unknown>;
+  return Array.isArray(media) ? { text, media } : { text: value, media: undefined };
+}

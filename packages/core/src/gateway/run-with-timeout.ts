@@ -127,6 +127,7 @@ export async function runWithTimeout(
     !(pending instanceof Promise) &&
     !(typeof pending === 'object' && pending !== null && 'then' in pending)
   ) {
+    if (isInputRequired(pending)) stop(new Error('paused for the user'));
     return { value: pending };
   }
   let timer: NodeJS.Timeout | undefined;

@@ -138,6 +138,27 @@ describe('a tool asking the human mid-call', () => {
     expect(isInputRequired(paused)).toBe(true);
     expect(signal?.aborted).toBe(true);
     expect(String(signal?.reason)).toContain('paused for the user');
+    // A synchronous tool that returns input_required is stopped the same way.
+    let syncSignal: AbortSignal | undefined;
+    const syncTool = defineJsonSchemaTool({
+      name: 'ask_sync',
+      description: 'Asks at once.',
+      inputSchema: { type: 'object', properties: {} },
+      execute: (_args, context) => {
+        syncSignal = context.signal;
+        return inputRequiredResult({
+          type: 'ksadk_input',
+          source: 'test',
+          message: 'Which one?',
+          requested_schema: { type: 'object', properties: {} },
+          tool_name: 'ask_sync',
+          tool_call_id: 'c2',
+          request_key: 'which-one',
+        });
+      },
+    });
+    expect(isInputRequired(await gateway.invoke(syncTool, {}))).toBe(true);
+    expect(syncSignal?.aborted).toBe(true);
     // An answered call keeps a live signal to the end.
     const answered = await gateway.invoke(tool, {}, { askHuman: () => ({ action: 'cancel' }) });
     expect(answered).toEqual({ ok: true });

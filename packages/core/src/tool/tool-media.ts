@@ -31,7 +31,7 @@ export const TOOL_MEDIA_FIELD = 'media';
 /** Media larger than this (base64 characters) is described, never sent inline. @default 4 MiB of base64 */
 export const MAX_INLINE_MEDIA_CHARS = 4 * 1024 * 1024;
 
-const MIME = /^(image|audio)\/[a-z0-9.+-]{1,64}$/i;
+const MIME = /^(image|audio)\/[a-z0-9][a-z0-9.+-]{0,63}$/;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** Whether a value is a well-formed media part: an image or audio MIME type and base64 data. */
@@ -44,6 +44,7 @@ export function isToolMedia(value: unknown): value is ToolMedia {
     MIME.test(mime) &&
     mime.toLowerCase().startsWith(`${type}/`) &&
     typeof data === 'string' &&
+    data.length > 0 &&
     data.length % 4 === 0 &&
     BASE64.test(data)
   );
