@@ -1,6 +1,6 @@
 // Quick start: KsADK tools in a Google ADK LlmAgent, offline. Swap ScriptedLlm for a Gemini model
 // name ('gemini-2.5-flash', with GEMINI_API_KEY) and nothing else changes.
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { InMemoryRunner, LlmAgent, REQUEST_CONFIRMATION_FUNCTION_CALL_NAME } from '@google/adk';
@@ -70,3 +70,4 @@ const second = await run([
 ]);
 console.log('answer:', second.at(-1)?.content?.parts?.[0]?.text);
 await close(); // when the agent is retired (not after each run): ends MCP sessions
+await rm(root, { recursive: true, force: true }); // this demo's scratch workspace

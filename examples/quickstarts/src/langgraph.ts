@@ -1,6 +1,6 @@
 // Quick start: KsADK tools in a LangGraph agent, offline. Swap ScriptedChatModel for a real chat
 // model (ChatOpenAI, …) and nothing else changes.
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createToolGateway, defineTool } from '@ksadk/core';
@@ -61,3 +61,4 @@ while (state.__interrupt__?.length) {
 console.log('answer:', state.messages.at(-1)?.content);
 console.log('first bound tool:', model.boundToolNames[0]); // save_note: yours come first
 await close(); // when the agent is retired: ends MCP sessions
+await rm(root, { recursive: true, force: true }); // this demo's scratch workspace

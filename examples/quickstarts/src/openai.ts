@@ -1,6 +1,6 @@
 // Quick start: KsADK tools with OpenAI function calling, offline. Drop `fetch` and `baseURL` (and
 // set OPENAI_API_KEY) to use the real API; nothing else changes.
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createToolGateway, defineTool } from '@ksadk/core';
@@ -56,3 +56,4 @@ while (result.status === 'needs_approval') {
 console.log('answer:', result.status === 'completed' ? result.output : result.status);
 console.log('requests sent:', scripted.requests.length);
 await close(); // when you are done: ends MCP sessions
+await rm(root, { recursive: true, force: true }); // this demo's scratch workspace
