@@ -1,9 +1,7 @@
 import type { InvocationContext } from '../context/invocation-context.js';
-import type { ToolResult } from '../gateway/results.js';
 import {
   isToolMedia,
   MAX_INLINE_MEDIA_CHARS,
-  TOOL_MEDIA_FIELD,
   type ToolMedia,
   type ToolMediaReference,
 } from '../tool/tool-media.js';
@@ -106,10 +104,4 @@ export async function keepResultMedia(
     kept.push({ description: `[${parts.length - MAX_MEDIA_PARTS} more media parts were dropped]` });
   }
   return kept;
-}
-
-/** The media field of a result, when it has one. */
-export function mediaOf(result: ToolResult): unknown[] | undefined {
-  const parts = (result as Record<string, unknown>)[TOOL_MEDIA_FIELD];
-  return Array.isArray(parts) && parts.length > 0 ? parts : undefined;
 }

@@ -8,7 +8,7 @@ import {
   narrowBudget,
   type ResultBudget,
 } from './result-budget.js';
-import { keepResultMedia, mediaOf } from './result-media.js';
+import { keepResultMedia } from './result-media.js';
 
 /** Room for a budgeted result's bookkeeping fields on top of its limit. */
 const RESULT_OVERHEAD_CHARS = 2_000;
@@ -71,8 +71,9 @@ export function shapeResult(
   result: ToolResult,
   call: ShapeCall,
   budget: ResultBudget,
+  /** The result's `media`, taken apart from it (see `splitResultMedia`). */
+  media?: readonly unknown[],
 ): ToolResult | Promise<ToolResult> {
-  const media = mediaOf(result);
   if (media) return shapeWithMedia(result, media, call, budget);
   if (!call.tool.resultBudget && !exceedsChars(result, budget.maxChars + RESULT_OVERHEAD_CHARS))
     return result;
@@ -85,13 +86,12 @@ export function shapeResult(
  * a base64 preview.
  */
 async function shapeWithMedia(
-  result: ToolResult,
+  text: ToolResult,
   media: readonly unknown[],
   call: ShapeCall,
   budget: ResultBudget,
 ): Promise<ToolResult> {
-  const { [TOOL_MEDIA_FIELD]: _media, ...text } = result as Record<string, unknown>;
-  const shaped = await shapeResult(text as ToolResult, call, budget);
+  const shaped = await shapeResult(text, call, budget);
   // The text's saved outputs first; the media's retention passes must not remove them.
   const saved = Object.values(
     (shaped['persisted_outputs'] as Record<string, { path?: unknown }> | undefined) ?? {},

@@ -10,7 +10,6 @@ import { checkOptions } from '../errors/check-options.js';
 import { KsadkError } from '../errors/ksadk-error.js';
 import { isInputRequired } from '../tool/human-input.js';
 import type { Tool } from '../tool/tool.js';
-import { TOOL_MEDIA_FIELD } from '../tool/tool-media.js';
 import { redactDeep, registerEnvSecrets } from '../util/redact.js';
 import { modelSafeErrorMessage } from '../util/sanitize-message.js';
 import { createApprovalGate, type GatedCall, type GrantedCall } from './approval-gate.js';
@@ -295,11 +294,7 @@ export function createToolGateway(options: ToolGatewayOptions = {}): ToolGateway
     // Plain data first, then redaction, then budgeting: previews and saved files never hold a
     // credential, and a cut can never split one. Media is checked part by part when it is saved.
     const plain = redactDeep(toToolResult(toPlainJson(text)));
-    return shapeResult(
-      media === undefined ? plain : ({ ...plain, [TOOL_MEDIA_FIELD]: media } as ToolResult),
-      { tool, callId, context },
-      budget,
-    );
+    return shapeResult(plain, { tool, callId, context }, budget, media);
   };
 
   const gateway: ToolGateway = {

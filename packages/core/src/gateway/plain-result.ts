@@ -1,3 +1,4 @@
+import { TOOL_MEDIA_FIELD } from '../tool/tool-media.js';
 import { modelSafeErrorMessage } from '../util/sanitize-message.js';
 
 /** Above this many characters (shared references counted each time) a result is refused, not serialised. */
@@ -58,6 +59,8 @@ export const MAX_MEDIA_CHARS = 4 * MAX_RESULT_CHARS;
 export function splitResultMedia(value: unknown): { text: unknown; media: unknown[] | undefined } {
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     return { text: value, media: undefined };
-  const { media, ...text } = value as Record<string, unknown>;
-  return Array.isArray(media) ? { text, media } : { text: value, media: undefined };
+  const { [TOOL_MEDIA_FIELD]: media, ...text } = value as Record<string, unknown>;
+  return Array.isArray(media) && media.length > 0
+    ? { text, media }
+    : { text: value, media: undefined };
 }
