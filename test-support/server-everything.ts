@@ -1,7 +1,10 @@
 // The scenario every adapter runs against the MCP project's reference server,
 // `@modelcontextprotocol/server-everything` (pinned in each package): which tools it lists, the
 // arguments that make each do its job offline, and the human and the model on the client side.
-// Dependency-free on purpose: it sits outside every package, and each test passes in what it needs.
+import { createRequire } from 'node:module';
+
+// No package imports on purpose: it sits outside every package (nothing resolves from here), and
+// each test passes in what it needs.
 
 /** Every tool the pinned reference server lists, with arguments that make it do its job. */
 export const SERVER_EVERYTHING_CALLS: Readonly<Record<string, Record<string, unknown>>> = {
@@ -72,4 +75,16 @@ export function everyCapability<S>(samples: S[]) {
 /** `ok: false` anywhere in a result as the model saw it (a JSON string, or an object). */
 export function showsFailure(seen: unknown): boolean {
   return /\\*"ok\\*":false/.test(JSON.stringify(seen));
+}
+
+/** The pinned reference server's entry script, resolved from the calling test's package. */
+export function serverEverythingScript(fromUrl: string): string {
+  return createRequire(fromUrl).resolve('@modelcontextprotocol/server-everything/dist/index.js');
+}
+
+/** The reference server as an MCP entry: a stdio child of this Node, or the HTTP server at `url`. */
+export function serverEverythingEntry(transport: 'stdio' | 'http', script: string, url: string) {
+  return transport === 'stdio'
+    ? { name: 'everything', command: process.execPath, args: [script] }
+    : { name: 'everything', url };
 }

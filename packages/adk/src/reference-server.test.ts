@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import {
   InMemoryRunner,
   LlmAgent,
@@ -17,6 +16,8 @@ import {
   callEveryTool,
   everyCapability,
   SERVER_EVERYTHING_CALLS,
+  serverEverythingEntry,
+  serverEverythingScript,
   showsFailure,
 } from '../../../test-support/server-everything.js';
 import { ScriptedLlm } from './testing/scripted-llm.js';
@@ -26,9 +27,7 @@ beforeAll(() => setLogLevel(LogLevel.ERROR));
 
 // The MCP project's reference server, over stdio and over Streamable HTTP, under a real ADK
 // runner: every tool it offers a client with every capability, called by the model.
-const serverEntry = createRequire(import.meta.url).resolve(
-  '@modelcontextprotocol/server-everything/dist/index.js',
-);
+const serverEntry = serverEverythingScript(import.meta.url);
 
 async function turn(runner: InMemoryRunner, sessionId: string, message: Content) {
   const contents: Content[] = [];
@@ -49,11 +48,7 @@ describe.each(['stdio', 'http'] as const)(
     it('the model calls every tool; elicitation and sampling through confirmations, the image described, progress reaches onProgress', async () => {
       const samples: McpSamplingRequest[] = [];
       const load = await loadAgentTools({
-        mcp: [
-          transport === 'stdio'
-            ? { name: 'everything', command: process.execPath, args: [serverEntry] }
-            : { name: 'everything', url: http.url },
-        ],
+        mcp: [serverEverythingEntry(transport, serverEntry, http.url)],
         mcpClient: everyCapability(samples),
         gateway: createToolGateway({ env: {}, approvalMode: 'full' }),
         environment: false,

@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import { createToolGateway, type HumanInputRequest } from '@ksadk/core';
 import type { McpSamplingRequest } from '@ksadk/core/mcp';
 import { type McpServerProcess, startMcpServerProcess } from '@ksadk/core/testing';
@@ -9,6 +8,8 @@ import {
   callEveryTool,
   everyCapability,
   SERVER_EVERYTHING_CALLS,
+  serverEverythingEntry,
+  serverEverythingScript,
   showsFailure,
 } from '../../../test-support/server-everything.js';
 import { createKsadkAgent } from './create-ksadk-agent.js';
@@ -16,9 +17,7 @@ import { ScriptedChatModel } from './testing/scripted-chat-model.js';
 
 // The MCP project's reference server, over stdio and over Streamable HTTP, in a real LangGraph
 // agent: every tool it offers a client with every capability, called by the model.
-const serverEntry = createRequire(import.meta.url).resolve(
-  '@modelcontextprotocol/server-everything/dist/index.js',
-);
+const serverEntry = serverEverythingScript(import.meta.url);
 
 let http: McpServerProcess;
 beforeAll(async () => {
@@ -33,11 +32,7 @@ describe.each(['stdio', 'http'] as const)(
       const samples: McpSamplingRequest[] = [];
       const { agent, close } = await createKsadkAgent({
         model: new ScriptedChatModel([...callEveryTool()]),
-        mcp: [
-          transport === 'stdio'
-            ? { name: 'everything', command: process.execPath, args: [serverEntry] }
-            : { name: 'everything', url: http.url },
-        ],
+        mcp: [serverEverythingEntry(transport, serverEntry, http.url)],
         mcpClient: everyCapability(samples),
         gateway: createToolGateway({ env: {}, approvalMode: 'full' }),
         checkpointer: new MemorySaver(),

@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import { createToolGateway, type HumanInputRequest, type ToolProgressEvent } from '@ksadk/core';
 import type { McpSamplingRequest } from '@ksadk/core/mcp';
 import { type McpServerProcess, startMcpServerProcess } from '@ksadk/core/testing';
@@ -9,6 +8,8 @@ import {
   callEveryTool,
   everyCapability,
   SERVER_EVERYTHING_CALLS,
+  serverEverythingEntry,
+  serverEverythingScript,
   showsFailure,
 } from '../../../test-support/server-everything.js';
 import { createToolLoop, loadOpenAITools, type ToolLoopResult } from './create-tool-loop.js';
@@ -16,9 +17,7 @@ import { createScriptedOpenAIFetch } from './testing/scripted-openai-fetch.js';
 
 // The MCP project's reference server, over stdio and over Streamable HTTP, under the OpenAI
 // Responses tool loop: every tool it offers a client with every capability, called by the model.
-const serverEntry = createRequire(import.meta.url).resolve(
-  '@modelcontextprotocol/server-everything/dist/index.js',
-);
+const serverEntry = serverEverythingScript(import.meta.url);
 
 let http: McpServerProcess;
 beforeAll(async () => {
@@ -32,11 +31,7 @@ describe.each(['stdio', 'http'] as const)(
     it('the model calls every tool; elicitation and sampling pend as input calls, the image reaches it as input_image, progress reaches onProgress', async () => {
       const samples: McpSamplingRequest[] = [];
       const load = await loadOpenAITools({
-        mcp: [
-          transport === 'stdio'
-            ? { name: 'everything', command: process.execPath, args: [serverEntry] }
-            : { name: 'everything', url: http.url },
-        ],
+        mcp: [serverEverythingEntry(transport, serverEntry, http.url)],
         mcpClient: everyCapability(samples),
         gateway: createToolGateway({ env: {}, approvalMode: 'full' }),
         environment: false,
