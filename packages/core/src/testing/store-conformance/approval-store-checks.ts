@@ -26,9 +26,13 @@ export interface ApprovalStoreCheckOptions {
   checkTimeoutMs?: number;
 }
 
-/** How long the short-lived records of the expiry checks live, and how long checks wait. */
-const SHORT_TTL_MS = 250;
-const PAST_SHORT_TTL_MS = 450;
+/**
+ * How long the short-lived records of the expiry checks live, and how long checks wait. Long
+ * enough that a store slowed by a loaded machine (a create taking a few hundred milliseconds)
+ * still sees its record open before the wait.
+ */
+const SHORT_TTL_MS = 1_000;
+const PAST_SHORT_TTL_MS = 1_250;
 
 const isQuotaError = (error: unknown): boolean =>
   KsadkError.isInstance(error) && error.code === 'approval_quota_exceeded';
@@ -249,9 +253,11 @@ function checksFor(makeStore: ApprovalStoreFactory, concurrency: number): Check[
     ),
 
     check('a record expires with expiresAt', {}, async (store, c) => {
-      const record = approvalRecord({ expiresAt: Date.now() + SHORT_TTL_MS });
+      const createdAt = Date.now();
+      const record = approvalRecord({ expiresAt: createdAt + SHORT_TTL_MS });
       await store.create(record);
-      c.expectEqual((await store.findOpen(record.bindingKey, Date.now()))?.id, record.id, 'open');
+      // Asked as of the moment it was made: a slow create must not make this check expire it.
+      c.expectEqual((await store.findOpen(record.bindingKey, createdAt))?.id, record.id, 'open');
       await sleep(PAST_SHORT_TTL_MS);
       c.expectEqual(await store.findOpen(record.bindingKey, Date.now()), undefined, 'expired');
     }),
