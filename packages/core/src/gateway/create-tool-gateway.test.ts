@@ -591,6 +591,27 @@ describe('execution', () => {
     });
   });
 
+  it('reports tool_aborted at once when the caller aborts from inside the tool’s first step', async () => {
+    const controller = new AbortController();
+    let toolSignal: AbortSignal | undefined;
+    const tool = defineTool({
+      name: 'abort_inside',
+      description: 'Aborts its caller synchronously, then never settles.',
+      input: z.object({}),
+      execute: (_input, context) => {
+        toolSignal = context.signal;
+        controller.abort(new Error('user pressed stop'));
+        return new Promise(() => {});
+      },
+    });
+    const gateway = createToolGateway({ env, timeoutMs: 60_000 });
+    const startedAt = Date.now();
+    const result = await gateway.invoke(tool, {}, { signal: controller.signal });
+    expect(result).toMatchObject({ ok: false, error_type: 'tool_aborted' });
+    expect(Date.now() - startedAt).toBeLessThan(10_000);
+    expect(toolSignal?.aborted).toBe(true);
+  });
+
   it('normalises results to objects with ok', async () => {
     const make = (value: unknown) =>
       defineTool({ name: 'v', description: 'Value.', input: z.object({}), execute: () => value });

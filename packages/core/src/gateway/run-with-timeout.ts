@@ -138,7 +138,9 @@ export async function runWithTimeout(
         resolve(ABORTED);
         stop(outer?.reason ?? new Error('aborted'));
       };
-      outer?.addEventListener('abort', forwardAbort, { once: true });
+      // The caller may have aborted while the tool's first (synchronous) step ran.
+      if (outer?.aborted) forwardAbort();
+      else outer?.addEventListener('abort', forwardAbort, { once: true });
       const expire = (): void => {
         resolve(TIMEOUT);
         stop(new Error('timeout'));
