@@ -351,7 +351,7 @@ describe('local_process backend', () => {
     await expect(local.writeFile('a.txt', 'x')).rejects.toBeInstanceOf(KsadkError);
   }, 15_000);
 
-  it('a host process that exits mid-command takes the command down with it', async () => {
+  it('a host process that exits mid-command takes the command and its private root down with it', async () => {
     const marker = uniqueSleep();
     const script = path.join(session.root, 'host.mts');
     const backendFile = new URL('./local-process-backend.ts', import.meta.url).pathname;
@@ -359,12 +359,19 @@ describe('local_process backend', () => {
       script,
       `import { createLocalProcessBackend } from ${JSON.stringify(backendFile)};
        const session = await createLocalProcessBackend().createSession({ sessionId: 'host-exit' });
+       process.stdout.write(session.root);
        void session.run({ argv: ['sleep', ${JSON.stringify(marker)}], timeoutMs: 60_000 });
        setTimeout(() => process.exit(0), 500);`,
     );
     const { execFileSync } = await import('node:child_process');
-    execFileSync(process.execPath, ['--import', 'tsx', script], { timeout: 20_000 });
+    const childRoot = execFileSync(process.execPath, ['--import', 'tsx', script], {
+      timeout: 20_000,
+      encoding: 'utf8',
+    });
     expect(await waitFor(() => pidsWithMarker(marker).length === 0)).toBe(true);
+    // Its private root went with it.
+    expect(childRoot).toContain('ksadk-sandbox-');
+    expect(existsSync(childRoot)).toBe(false);
   }, 30_000);
 
   it('uses hostRoot when given: created with mode 0700, kept on kill', async () => {

@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { mkdir, mkdtemp, realpath, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,14 +12,35 @@ export interface SessionRoot {
   readonly owned: boolean;
 }
 
+/** Private roots not yet released: removed when the host process exits without killing them. */
+const ownedRoots = new Set<string>();
+let exitHookInstalled = false;
+
+function trackOwnedRoot(root: string): void {
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.once('exit', () => {
+      for (const owned of ownedRoots) {
+        try {
+          rmSync(owned, { recursive: true, force: true });
+        } catch {
+          // Best effort: the process is exiting.
+        }
+      }
+    });
+  }
+  ownedRoots.add(root);
+}
+
 /**
  * The root of a local session: `hostRoot` (absolute; created with mode 0700 when missing, kept
  * on `kill`) or a new private temporary directory (removed on `kill`).
  */
 export async function prepareSessionRoot(hostRoot: string | undefined): Promise<SessionRoot> {
   if (hostRoot === undefined) {
-    const created = await mkdtemp(path.join(tmpdir(), 'ksadk-sandbox-'));
-    return { path: await realpath(created), owned: true };
+    const created = await realpath(await mkdtemp(path.join(tmpdir(), 'ksadk-sandbox-')));
+    trackOwnedRoot(created);
+    return { path: created, owned: true };
   }
   if (typeof hostRoot !== 'string' || !path.isAbsolute(hostRoot) || hostRoot.includes('\0')) {
     throw new KsadkError('invalid_config', 'hostRoot must be an absolute directory path');
@@ -30,9 +52,13 @@ export async function prepareSessionRoot(hostRoot: string | undefined): Promise<
   return { path: real, owned: false };
 }
 
-/** Removes a root the session owns (best effort: a failure leaves the directory behind). */
+/**
+ * Removes a root the session owns (best effort: a failure leaves the directory behind). A root
+ * never released is removed when the host process exits.
+ */
 export async function releaseSessionRoot(root: SessionRoot): Promise<void> {
   if (!root.owned) return;
+  ownedRoots.delete(root.path);
   await rm(root.path, { recursive: true, force: true, maxRetries: 2 }).catch(() => undefined);
 }
 
