@@ -72,6 +72,22 @@ describe('media in tool results', () => {
     ]);
   });
 
+  it('parts the gateway checked are frozen: changing one later cannot slip bad data past the checks it skips', async () => {
+    const data = randomBytes(1024).toString('base64');
+    const result = await invoke([{ type: 'image', mime_type: 'image/png', data }]);
+    const [part] = result[TOOL_MEDIA_FIELD] as Record<string, unknown>[];
+    expect(Object.isFrozen(part)).toBe(true);
+    expect(() => {
+      part!['data'] = 'not base64 <script>';
+    }).toThrow(TypeError);
+    expect(takeToolMedia(result).media).toEqual([
+      { type: 'image', mime_type: 'image/png', data, handle: 'tool-results://call_1.media-0.png' },
+    ]);
+    // A look-alike copy is checked in full again.
+    const forged = { ...part, data: 'not base64 <script>' };
+    expect(takeToolMedia({ ok: true, [TOOL_MEDIA_FIELD]: [forged] }).media).toEqual([]);
+  });
+
   it('an image too large to send inline keeps only its size and handle', async () => {
     const bytes = randomBytes(Math.ceil((MAX_INLINE_MEDIA_CHARS * 3) / 4) + 3);
     const result = await invoke([

@@ -4,6 +4,7 @@ import {
   MAX_INLINE_MEDIA_CHARS,
   type ToolMedia,
   type ToolMediaReference,
+  vouchForMedia,
 } from '../tool/tool-media.js';
 import { mediaExtension } from './media-extensions.js';
 import type { ResultBudget } from './result-budget.js';
@@ -39,7 +40,7 @@ async function keepMedia(
     mime_type: part.mime_type,
     bytes: bytes.length,
   };
-  if (bytes.length > budget.maxPersistBytes) return inline ? plain : reference;
+  if (bytes.length > budget.maxPersistBytes) return inline ? vouchForMedia(plain) : reference;
   try {
     const handle = await persistToStore(
       bytes,
@@ -50,10 +51,10 @@ async function keepMedia(
       keep,
     );
     keep.push(handle);
-    return inline ? { ...plain, handle } : { ...reference, handle };
+    return inline ? vouchForMedia({ ...plain, handle }) : { ...reference, handle };
   } catch {
     // Nothing saved: the part still reaches the model inline, or is described.
-    return inline ? plain : reference;
+    return inline ? vouchForMedia(plain) : reference;
   }
 }
 

@@ -34,9 +34,22 @@ export const MAX_INLINE_MEDIA_CHARS = 4 * 1024 * 1024;
 const MIME = /^(image|audio)\/[a-z0-9][a-z0-9.+-]{0,63}$/;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
+/**
+ * Media parts the gateway checked and froze: checking 4 MiB of base64 takes tens of
+ * milliseconds, so the parts of a gateway result are not checked again downstream.
+ */
+const vetted = new WeakSet<object>();
+
+/** Freezes a part that {@link isToolMedia} accepted, so later checks of it are free. @internal */
+export function vouchForMedia<T extends ToolMedia>(part: T): T {
+  vetted.add(Object.freeze(part));
+  return part;
+}
+
 /** Whether a value is a well-formed media part: an image or audio MIME type and base64 data. */
 export function isToolMedia(value: unknown): value is ToolMedia {
   if (typeof value !== 'object' || value === null) return false;
+  if (vetted.has(value)) return true;
   const { type, mime_type: mime, data } = value as Record<string, unknown>;
   return (
     (type === 'image' || type === 'audio') &&
@@ -63,12 +76,15 @@ function isMediaReference(value: unknown): value is ToolMediaReference {
   );
 }
 
+/** How many `=` end a base64 string (at most 2 in well-formed data). */
+const paddingOf = (data: string): number => (data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0);
+
 /** What a model is told about a media part it cannot see (with its handle when it was saved). */
 export function describeToolMedia(media: ToolMedia | ToolMediaReference): string {
   const bytes =
     'bytes' in media
       ? media.bytes
-      : Math.floor((media.data.length * 3) / 4) - (media.data.match(/=+$/)?.[0].length ?? 0);
+      : Math.floor((media.data.length * 3) / 4) - paddingOf(media.data);
   const size = bytes >= 1024 ? `${Math.round(bytes / 1024)} KB` : `${bytes} bytes`;
   const saved = media.handle ? `; saved as ${media.handle}` : '';
   return `[${media.type} ${media.mime_type}, ${size}: not shown to the model here${saved}]`;
