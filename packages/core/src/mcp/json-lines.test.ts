@@ -22,7 +22,9 @@ describe('LineSplitter', () => {
     expect(lines.push(Buffer.from('ok\n'))).toEqual(['ok']);
   });
 
-  it('takes linear time on a long line (16 MiB in 64 KiB chunks)', () => {
+  // Wall-clock bounds: retried, so a loaded machine's pause does not fail it; a quadratic
+  // splitter (copying the whole line per chunk, ~2 GiB here) fails every attempt.
+  it('takes linear time on a long line (16 MiB in 64 KiB chunks)', { retry: 2 }, () => {
     const lines = new LineSplitter(16 * 1024 * 1024);
     const chunk = Buffer.alloc(64 * 1024, 'x');
     let worst = 0;
@@ -33,7 +35,7 @@ describe('LineSplitter', () => {
       worst = Math.max(worst, performance.now() - before);
     }
     expect(lines.push(Buffer.from('\n'))[0]).toHaveLength(255 * 64 * 1024);
-    expect(worst).toBeLessThan(20);
+    expect(worst).toBeLessThan(50);
     expect(performance.now() - started).toBeLessThan(500);
   });
 });

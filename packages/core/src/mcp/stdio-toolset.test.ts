@@ -206,7 +206,8 @@ describe('a stdio MCP server', () => {
       error_type: 'mcp_unavailable',
       error_message: 'MCP server fixture is unavailable: it was closed',
     });
-    expect(performance.now() - started).toBeLessThan(400);
+    // At once, not after the call's timeout (generous for a loaded machine).
+    expect(performance.now() - started).toBeLessThan(1_500);
     expect(toolset.diagnostics().starts).toBe(1);
 
     // A back-off longer than the server's timeout: the start fails at once instead of waiting.
@@ -223,7 +224,7 @@ describe('a stdio MCP server', () => {
     await expect(connection.open()).rejects.toThrowError(
       'it keeps stopping; it will be started again in 8 s',
     );
-    expect(performance.now() - before).toBeLessThan(100);
+    expect(performance.now() - before).toBeLessThan(1_000); // not the 8 s back-off
     expect(connection.diagnostics()).toMatchObject({ starts: 1, crashes: 1 });
   });
 
