@@ -13,6 +13,7 @@ import {
   TOOL_MEDIA_FIELD,
   takeToolMedia,
 } from '../tool/tool-media.js';
+import { registerSecret } from '../util/redact.js';
 import { MAX_MEDIA_PARTS } from './result-media.js';
 import { readPersistedOutput, sessionResultDir } from './result-store.js';
 
@@ -86,6 +87,27 @@ describe('media in tool results', () => {
     // A look-alike copy is checked in full again.
     const forged = { ...part, data: 'not base64 <script>' };
     expect(takeToolMedia({ ok: true, [TOOL_MEDIA_FIELD]: [forged] }).media).toEqual([]);
+  });
+
+  it('secret redaction never rewrites media (text is still redacted)', async () => {
+    const data = randomBytes(64 * 1024).toString('base64');
+    const secret = data.slice(4_000, 4_024);
+    registerSecret(secret);
+    const tool = defineJsonSchemaTool({
+      name: 'screenshot',
+      description: 'Takes a screenshot.',
+      inputSchema: { type: 'object', properties: {} },
+      execute: () => ({
+        ok: true,
+        text: `token ${secret}`,
+        [TOOL_MEDIA_FIELD]: [{ type: 'image', mime_type: 'image/png', data }],
+      }),
+    });
+    const result = await runWithInvocationContext(acme, () => gateway().invoke(tool, {}));
+    expect(result['text']).not.toContain(secret);
+    const [part] = result[TOOL_MEDIA_FIELD] as { data: string }[];
+    expect(part!.data).toBe(data);
+    expect(takeToolMedia(result).media[0]?.data).toBe(data);
   });
 
   it('an image too large to send inline keeps only its size and handle', async () => {

@@ -10,6 +10,7 @@ import { checkOptions } from '../errors/check-options.js';
 import { KsadkError } from '../errors/ksadk-error.js';
 import { isInputRequired } from '../tool/human-input.js';
 import type { Tool } from '../tool/tool.js';
+import { TOOL_MEDIA_FIELD } from '../tool/tool-media.js';
 import { redactDeep, registerEnvSecrets } from '../util/redact.js';
 import { modelSafeErrorMessage } from '../util/sanitize-message.js';
 import { createApprovalGate, type GatedCall, type GrantedCall } from './approval-gate.js';
@@ -103,6 +104,24 @@ const GATEWAY_OPTIONS = [
 
 /** The version recorded as the tracer's instrumentation version. */
 const INSTRUMENTATION_VERSION = '0.1.0';
+
+/**
+ * Redacts a result everywhere but its media data: base64 is not text (a secret cannot be read
+ * in it, and rewriting it would only corrupt the image the model gets). A media part's other
+ * fields (its handle, its description) are redacted like the rest.
+ */
+function redactOutsideMedia(result: ToolResult): ToolResult {
+  const media = (result as Record<string, unknown>)[TOOL_MEDIA_FIELD];
+  if (!Array.isArray(media)) return redactDeep(result);
+  const { [TOOL_MEDIA_FIELD]: _media, ...rest } = result as Record<string, unknown>;
+  const parts = media.map((part: unknown) => {
+    if (typeof part !== 'object' || part === null || !('data' in part)) return redactDeep(part);
+    const { data, ...fields } = part as Record<string, unknown>;
+    const safe = redactDeep(fields);
+    return safe === fields ? part : { ...safe, data };
+  });
+  return { ...redactDeep(rest), [TOOL_MEDIA_FIELD]: parts } as unknown as ToolResult;
+}
 
 /**
  * Creates the tool gateway: the one door through which every tool call reaches a tool.
@@ -313,7 +332,7 @@ export function createToolGateway(options: ToolGatewayOptions = {}): ToolGateway
       let result: ToolResult;
       try {
         const running = () => run(tool, rawArgs, options, callId, trace);
-        result = redactDeep(await (trace ? trace.run(running) : running()));
+        result = redactOutsideMedia(await (trace ? trace.run(running) : running()));
       } catch (error) {
         // Nothing a tool, a file, a store or a model does may reject invoke.
         result = failedResult(error);

@@ -132,6 +132,29 @@ describe('OpenTelemetry spans of gateway calls', () => {
     }
   });
 
+  it('records media as its description, never its base64', async () => {
+    const data = Buffer.alloc(3_000, 7).toString('base64');
+    const shot = defineTool({
+      name: 'screenshot',
+      description: 'Takes a screenshot.',
+      input: z.object({}),
+      execute: () => ({ ok: true, media: [{ type: 'image', mime_type: 'image/png', data }] }),
+    });
+    const gateway = createToolGateway({
+      env,
+      approvalMode: 'full',
+      tracing: { recordResults: true },
+    });
+    const result = await gateway.invoke(shot, {}, { callId: 'c7' });
+    expect((result['media'] as { data: string }[])[0]?.data).toBe(data);
+    const resultText = String(
+      spansNamed('execute_tool screenshot')[0]?.attributes['gen_ai.tool.call.result'],
+    );
+    expect(resultText).toContain('image/png');
+    expect(resultText).toContain('not shown to the model here');
+    expect(resultText).not.toContain(data.slice(0, 40));
+  });
+
   it('can be turned off, or pointed at another provider', async () => {
     const off = createToolGateway({ env, approvalMode: 'full', tracing: false });
     await off.invoke(write, { text: 'x' });

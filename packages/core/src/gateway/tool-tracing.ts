@@ -1,6 +1,7 @@
 import type * as OpenTelemetry from '@opentelemetry/api';
 import { KsadkError } from '../errors/ksadk-error.js';
 import type { Tool } from '../tool/tool.js';
+import { describeMediaInResult } from '../tool/tool-media.js';
 import { lazyRequire } from '../util/lazy-require.js';
 import { redactDeep } from '../util/redact.js';
 import type { ToolResult } from './results.js';
@@ -133,7 +134,9 @@ export function createToolTracer(
               if (outcome !== 'approval_required')
                 span.setStatus({ code: SpanStatusCode.ERROR, message: errorType });
             }
-            if (recordResults) span.setAttribute('gen_ai.tool.call.result', recorded(result));
+            // Media is recorded as its description: no base64 in a trace.
+            if (recordResults)
+              span.setAttribute('gen_ai.tool.call.result', recorded(describeMediaInResult(result)));
           }
           span.end();
         },
