@@ -57,7 +57,13 @@ export const MAX_MEDIA_CHARS = 4 * MAX_RESULT_CHARS;
  * cannot match inside base64; rewriting the data would only corrupt it). `media` is read once.
  */
 export function splitResultMedia(value: unknown): { text: unknown; media: unknown[] | undefined } {
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
+  // Most results have no media: no copy for them (a rest pattern costs microseconds per call).
+  if (
+    typeof value !== 'object' ||
+    value === null ||
+    Array.isArray(value) ||
+    !(TOOL_MEDIA_FIELD in value)
+  )
     return { text: value, media: undefined };
   const { [TOOL_MEDIA_FIELD]: media, ...text } = value as Record<string, unknown>;
   return Array.isArray(media) && media.length > 0
