@@ -6,6 +6,7 @@ import {
   type ToolMediaReference,
   vouchForMedia,
 } from '../tool/tool-media.js';
+import { mediaHoldsSecret } from '../util/redact.js';
 import { mediaExtension } from './media-extensions.js';
 import type { ResultBudget } from './result-budget.js';
 import { persistToStore, resultStem } from './result-store.js';
@@ -30,8 +31,11 @@ async function keepMedia(
   call: MediaCall,
   budget: ResultBudget,
   keep: string[],
-): Promise<ToolMedia | ToolMediaReference> {
+): Promise<ToolMedia | ToolMediaReference | { description: string }> {
   const bytes = Buffer.from(part.data, 'base64');
+  // Neither saved nor sent: media is never rewritten, so one holding a credential is withheld.
+  if (mediaHoldsSecret(part.data, bytes))
+    return { description: `[${part.type} withheld: it held a registered credential]` };
   // Only what we know: a handle the tool made up is not carried over.
   const plain: ToolMedia = { type: part.type, mime_type: part.mime_type, data: part.data };
   const inline = part.data.length <= MAX_INLINE_MEDIA_CHARS;

@@ -10,7 +10,7 @@ import { checkOptions } from '../errors/check-options.js';
 import { KsadkError } from '../errors/ksadk-error.js';
 import { isInputRequired } from '../tool/human-input.js';
 import type { Tool } from '../tool/tool.js';
-import { TOOL_MEDIA_FIELD } from '../tool/tool-media.js';
+import { isVettedMedia, TOOL_MEDIA_FIELD } from '../tool/tool-media.js';
 import { redactDeep, registerEnvSecrets } from '../util/redact.js';
 import { modelSafeErrorMessage } from '../util/sanitize-message.js';
 import { createApprovalGate, type GatedCall, type GrantedCall } from './approval-gate.js';
@@ -106,16 +106,17 @@ const GATEWAY_OPTIONS = [
 const INSTRUMENTATION_VERSION = '0.1.0';
 
 /**
- * Redacts a result everywhere but its media data: base64 is not text (a secret cannot be read
- * in it, and rewriting it would only corrupt the image the model gets). A media part's other
- * fields (its handle, its description) are redacted like the rest.
+ * Redacts a result everywhere but the data of the media parts the gateway checked: rewriting
+ * base64 would only corrupt the image the model gets, and a part that held a registered
+ * credential was withheld when it was checked. Their other fields (the handle) are redacted like
+ * the rest; any other part is redacted whole.
  */
 function redactOutsideMedia(result: ToolResult): ToolResult {
   const media = (result as Record<string, unknown>)[TOOL_MEDIA_FIELD];
   if (!Array.isArray(media)) return redactDeep(result);
   const { [TOOL_MEDIA_FIELD]: _media, ...rest } = result as Record<string, unknown>;
   const parts = media.map((part: unknown) => {
-    if (typeof part !== 'object' || part === null || !('data' in part)) return redactDeep(part);
+    if (!isVettedMedia(part)) return redactDeep(part);
     const { data, ...fields } = part as Record<string, unknown>;
     const safe = redactDeep(fields);
     return safe === fields ? part : { ...safe, data };

@@ -53,8 +53,9 @@ export const MAX_MEDIA_CHARS = 4 * MAX_RESULT_CHARS;
 
 /**
  * A result's `media` array taken apart from the rest, each counted against its own limit: media
- * is saved and attached, not serialised into text, and is never redacted (a literal credential
- * cannot match inside base64; rewriting the data would only corrupt it). `media` is read once.
+ * is saved and attached, not serialised into text, and is never rewritten by redaction (that
+ * would only corrupt it: a part holding a registered credential is withheld when it is saved,
+ * see `keepResultMedia`). `media` is read once.
  */
 export function splitResultMedia(value: unknown): { text: unknown; media: unknown[] | undefined } {
   // Most results have no media: no copy for them (a rest pattern costs microseconds per call).

@@ -374,6 +374,31 @@ describe('local_process backend', () => {
     expect(existsSync(childRoot)).toBe(false);
   }, 30_000);
 
+  it('a host that exits while kill() is still removing the private root removes it anyway', async () => {
+    const script = path.join(session.root, 'exit-mid-kill.mts');
+    const backendFile = new URL('./local-process-backend.ts', import.meta.url).pathname;
+    await writeFile(
+      script,
+      `import { mkdirSync, writeFileSync } from 'node:fs';
+       import { createLocalProcessBackend } from ${JSON.stringify(backendFile)};
+       const session = await createLocalProcessBackend().createSession({ sessionId: 'exit-mid-kill' });
+       for (let d = 0; d < 100; d += 1) {
+         mkdirSync(session.root + '/d' + d);
+         for (let f = 0; f < 30; f += 1) writeFileSync(session.root + '/d' + d + '/f' + f, 'x');
+       }
+       process.stdout.write(session.root);
+       void session.kill();
+       setTimeout(() => process.exit(0), 0);`,
+    );
+    const { execFileSync } = await import('node:child_process');
+    const childRoot = execFileSync(process.execPath, ['--import', 'tsx', script], {
+      timeout: 20_000,
+      encoding: 'utf8',
+    });
+    expect(childRoot).toContain('ksadk-sandbox-');
+    expect(existsSync(childRoot)).toBe(false);
+  }, 30_000);
+
   it('uses hostRoot when given: created with mode 0700, kept on kill', async () => {
     const base = await tempDir();
     const hostRoot = path.join(base, 'nested', 'root');

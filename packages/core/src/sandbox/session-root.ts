@@ -58,8 +58,11 @@ export async function prepareSessionRoot(hostRoot: string | undefined): Promise<
  */
 export async function releaseSessionRoot(root: SessionRoot): Promise<void> {
   if (!root.owned) return;
-  ownedRoots.delete(root.path);
-  await rm(root.path, { recursive: true, force: true, maxRetries: 2 }).catch(() => undefined);
+  // Tracked until it is gone: a process that exits mid-removal still removes it.
+  await rm(root.path, { recursive: true, force: true, maxRetries: 2 }).then(
+    () => ownedRoots.delete(root.path),
+    () => undefined,
+  );
 }
 
 /**

@@ -46,6 +46,10 @@ export function vouchForMedia<T extends ToolMedia>(part: T): T {
   return part;
 }
 
+/** Whether the gateway checked (and froze) this part. @internal */
+export const isVettedMedia = (value: unknown): boolean =>
+  typeof value === 'object' && value !== null && vetted.has(value);
+
 /** Whether a value is a well-formed media part: an image or audio MIME type and base64 data. */
 export function isToolMedia(value: unknown): value is ToolMedia {
   if (typeof value !== 'object' || value === null) return false;

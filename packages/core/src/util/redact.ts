@@ -17,6 +17,9 @@ const byPrefix = new Map<string, string[]>();
 /** First two code units of every prefix, as one number: a cheap filter before any slicing. */
 const firstPairs = new Map<number, number>();
 const registered = new Set<string>();
+/** Registered secrets written only in base64's alphabet: the ones that can occur in base64 data. */
+const base64Shaped = new Set<string>();
+const BASE64_SHAPED = /^[A-Za-z0-9+/=]+$/;
 const pairOf = (text: string, index: number): number =>
   text.charCodeAt(index) * 65536 + text.charCodeAt(index + 1);
 
@@ -45,6 +48,7 @@ function add(value: string): void {
   if (registered.size >= MAX_SECRETS) {
     const oldest = registered.values().next().value as string;
     registered.delete(oldest);
+    base64Shaped.delete(oldest);
     const bucket = byPrefix.get(oldest.slice(0, MIN_SECRET_LENGTH));
     bucket?.splice(bucket.indexOf(oldest), 1);
     const pair = pairOf(oldest, 0);
@@ -53,6 +57,7 @@ function add(value: string): void {
     else firstPairs.set(pair, count);
   }
   registered.add(value);
+  if (BASE64_SHAPED.test(value)) base64Shaped.add(value);
   const key = value.slice(0, MIN_SECRET_LENGTH);
   const bucket = byPrefix.get(key) ?? [];
   bucket.push(value);
@@ -108,6 +113,29 @@ function redactRegistered(text: string): string {
     at = end;
   }
   return out + text.slice(at);
+}
+
+/** Up to this many registered secrets, media is searched one secret at a time (native search). */
+const MAX_DIRECT_SEARCHES = 256;
+
+/**
+ * Whether media holds a registered credential: written in its base64 text (only a credential in
+ * base64's own alphabet can be — a hex token, an AWS secret key) or in the bytes it decodes to (an
+ * image's metadata, say). Media is never rewritten — that would only corrupt it — so a part that
+ * holds one is withheld instead.
+ */
+export function mediaHoldsSecret(base64: string, bytes: Buffer): boolean {
+  if (registered.size === 0) return false;
+  if (registered.size > MAX_DIRECT_SEARCHES) {
+    return (
+      redactRegistered(base64) !== base64 ||
+      redactRegistered(bytes.toString('latin1')) !== bytes.toString('latin1') ||
+      redactRegistered(bytes.toString('utf8')) !== bytes.toString('utf8')
+    );
+  }
+  for (const secret of base64Shaped) if (base64.includes(secret)) return true;
+  for (const secret of registered) if (bytes.includes(secret)) return true;
+  return false;
 }
 
 /**
