@@ -3,6 +3,7 @@ import { checkApprovalStore } from '@ksadk/core/testing';
 import { Pool } from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { z } from 'zod';
+import { testApprovalRecord } from '../../../test-support/approval-record.js';
 import { createPostgresApprovalStore } from './postgres-approval-store.js';
 import {
   closedPort,
@@ -12,26 +13,7 @@ import {
   uniqueSchema,
 } from './test-support.js';
 
-const record = (overrides: Record<string, unknown> = {}) => {
-  const now = Date.now();
-  return {
-    id: `appr_${crypto.randomUUID().replaceAll('-', '')}`,
-    bindingKey: 'binding',
-    toolName: 'write_note',
-    argsDigest: 'digest',
-    arguments: { text: 'hello' },
-    argumentsChars: 16,
-    accountId: 'acme',
-    userId: 'alice',
-    sessionId: 's1',
-    riskLevel: 'high' as const,
-    sideEffects: ['write'],
-    status: 'pending' as const,
-    createdAt: now,
-    expiresAt: now + 60_000,
-    ...overrides,
-  };
-};
+const record = testApprovalRecord;
 
 describeWithPostgres('PostgreSQL approval store', () => {
   let pool: Pool;

@@ -2,9 +2,9 @@
 // loudly (or fails, when KSADK_TEST_SERVICES_REQUIRED=1) without one.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { describe, inject, it } from 'vitest';
+import { freePort } from '../../../test-support/free-port.js';
 
 const PACKAGE_DIR = fileURLToPath(new URL('..', import.meta.url));
 
@@ -66,13 +66,4 @@ export function runFixture(
 }
 
 /** A port nothing listens on. */
-export function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+export const closedPort = freePort;

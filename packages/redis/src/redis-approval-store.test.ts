@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createToolGateway, defineTool, isApprovalRequired, KsadkError } from '@ksadk/core';
 import { checkApprovalStore } from '@ksadk/core/testing';
@@ -7,31 +6,16 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createRedisApprovalStore } from './redis-approval-store.js';
-import { describeWithRedis, redisUrl, uniquePrefix } from './test-support.js';
+import {
+  describeWithRedis,
+  freePort,
+  testApprovalRecord as record,
+  redisUrl,
+  uniquePrefix,
+} from './test-support.js';
 
 const FIXTURE = fileURLToPath(new URL('./test-fixtures/consume-grant.mjs', import.meta.url));
 const PACKAGE_DIR = fileURLToPath(new URL('..', import.meta.url));
-
-const record = (overrides: Record<string, unknown> = {}) => {
-  const now = Date.now();
-  return {
-    id: `appr_${Math.random().toString(16).slice(2).padEnd(32, '0').slice(0, 32)}`,
-    bindingKey: 'binding',
-    toolName: 'write_note',
-    argsDigest: 'digest',
-    arguments: { text: 'hello' },
-    argumentsChars: 16,
-    accountId: 'acme',
-    userId: 'alice',
-    sessionId: 's1',
-    riskLevel: 'high' as const,
-    sideEffects: ['write'],
-    status: 'pending' as const,
-    createdAt: now,
-    expiresAt: now + 60_000,
-    ...overrides,
-  };
-};
 
 /** Runs one consumer process; resolves with its output whatever its exit. */
 function runConsumer(
@@ -57,16 +41,6 @@ function runConsumer(
 }
 
 /** A port nothing listens on. */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 describeWithRedis('Redis approval store', () => {
   let client: Redis;
@@ -184,7 +158,7 @@ describeWithRedis('Redis approval store', () => {
 it('a Redis that is down fails fast with store_unavailable and no password in the message', {
   timeout: 20_000,
 }, async () => {
-  const port = await closedPort();
+  const port = await freePort();
   const store = createRedisApprovalStore({
     url: `redis://:hunter2-password@127.0.0.1:${port}`,
     timeoutMs: 3_000,

@@ -8,7 +8,7 @@ import {
   startRedisCluster,
   type TestRedisCluster,
 } from './test-fixtures/redis-cluster.js';
-import { uniquePrefix } from './test-support.js';
+import { testApprovalRecord, uniquePrefix } from './test-support.js';
 
 const missing = ['redis-server', 'redis-cli'].filter((name) => !binaryOnPath(name));
 if (missing.length > 0) {
@@ -52,24 +52,14 @@ describe.skipIf(missing.length > 0)('on a real three-node Redis Cluster', () => 
     const keyPrefix = uniquePrefix();
     const approvals = createRedisApprovalStore({ client, keyPrefix });
     const memory = createRedisMemoryBackend({ client, keyPrefix });
-    const now = Date.now();
     for (let i = 0; i < 5; i += 1) {
-      await approvals.create({
-        id: `appr_${String(i).padStart(32, '0')}`,
-        bindingKey: `binding-${i}`,
-        toolName: 'write_note',
-        argsDigest: 'digest',
-        arguments: { text: 'hello' },
-        argumentsChars: 16,
-        accountId: 'acme',
-        userId: 'alice',
-        sessionId: `s${i}`,
-        riskLevel: 'high',
-        sideEffects: ['write'],
-        status: 'pending',
-        createdAt: now,
-        expiresAt: now + 60_000,
-      });
+      await approvals.create(
+        testApprovalRecord({
+          id: `appr_${String(i).padStart(32, '0')}`,
+          bindingKey: `binding-${i}`,
+          sessionId: `s${i}`,
+        }),
+      );
     }
     for (let i = 0; i < 40; i += 1) {
       await memory.save({ accountId: 'acme', userId: `user-${i}` }, { content: `fact ${i}` });

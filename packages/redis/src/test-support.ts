@@ -3,6 +3,9 @@
 import { randomUUID } from 'node:crypto';
 import { describe, inject, it } from 'vitest';
 
+export { testApprovalRecord } from '../../../test-support/approval-record.js';
+export { freePort } from '../../../test-support/free-port.js';
+
 declare module 'vitest' {
   export interface ProvidedContext {
     redisUrl: string;

@@ -4,11 +4,11 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
+import { freePort } from '../test-support.js';
 
 const run = promisify(execFile);
 
@@ -24,17 +24,6 @@ export function binaryOnPath(name: string): string | undefined {
     if (dir && existsSync(path.join(dir, name))) return path.join(dir, name);
   }
   return undefined;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function until(check: () => Promise<boolean>, what: string, timeoutMs = 30_000) {
