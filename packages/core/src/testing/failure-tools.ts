@@ -71,7 +71,9 @@ export function createFailureTools(): FailureTools {
     }),
     make(
       'times_out',
-      () => new Promise((resolve) => setTimeout(() => resolve({ ok: true }), 2_000).unref()),
+      // Answers only long after its 50 ms limit: even a machine that stalls for seconds runs the
+      // limit's timer first (the late answer's timer is unref'd, so it holds nothing open).
+      () => new Promise((resolve) => setTimeout(() => resolve({ ok: true }), 60_000).unref()),
       50,
     ),
     make('aborts', () => {
