@@ -29,16 +29,27 @@ const started = Date.now();
 const end = started + Number(ms);
 const pause = new Int32Array(new SharedArrayBuffer(4));
 let swaps = 0;
+let strays = 0;
 // Each state (real directory, symlink to outside) holds for a fraction of a millisecond.
 const hold = (i) => Atomics.wait(pause, 0, 0, (i % 3) * 0.3);
+// Puts the real directory back. A write that lands while neither "sub" exists creates a fresh
+// "sub" directory (its parents are made on demand); without moving that aside (inside the root)
+// every later swap would fail and the race would stop being one.
+const restore = () => {
+  try { fs.unlinkSync(root + '/sub'); } catch {}
+  try { fs.renameSync(root + '/sub.real', root + '/sub'); return; } catch {}
+  if (!fs.existsSync(root + '/sub.real')) return;
+  try { fs.renameSync(root + '/sub', root + '/stray-' + strays++); fs.renameSync(root + '/sub.real', root + '/sub'); } catch {}
+};
 // At least the given time, and on a loaded machine longer (up to 5x), until 300 swaps were made.
 while (Date.now() < end || (swaps < 300 && Date.now() < started + 5 * Number(ms))) {
   try { fs.renameSync(root + '/sub', root + '/sub.real'); fs.symlinkSync(outside, root + '/sub'); swaps++; } catch {}
   hold(swaps);
-  try { fs.unlinkSync(root + '/sub'); fs.renameSync(root + '/sub.real', root + '/sub'); } catch {}
+  restore();
   hold(swaps + 1);
 }
-process.stdout.write(String(swaps));
+restore();
+process.stdout.write(JSON.stringify({ swaps, strays }));
 `;
 
 describe('writes racing a directory swap stay inside the root', () => {
@@ -86,7 +97,7 @@ describe('writes racing a directory swap stay inside the root', () => {
     }
     await exited;
     const summary = JSON.stringify({ swaps, outcomes: Object.fromEntries(outcomes) });
-    expect(Number(swaps), summary).toBeGreaterThan(100);
+    expect(JSON.parse(swaps).swaps, summary).toBeGreaterThan(100);
     // Some writes landed, some were refused — none went outside, none left a temporary.
     expect(outcomes.get('ok') ?? 0, summary).toBeGreaterThan(0);
     expect(await tree(ws.outside), `files outside; ${summary}`).toEqual(before);
