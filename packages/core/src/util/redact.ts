@@ -94,10 +94,7 @@ function redactRegistered(text: string): string {
   if (byPrefix.size === 0 || text.length < MIN_SECRET_LENGTH) return text;
   let spans: [number, number][] | undefined;
   for (let index = 0; index <= text.length - MIN_SECRET_LENGTH; index += 1) {
-    if (!firstPairs.has(pairOf(text, index))) continue;
-    const bucket = byPrefix.get(text.slice(index, index + MIN_SECRET_LENGTH));
-    if (!bucket) continue;
-    const found = bucket.find((secret) => text.startsWith(secret, index));
+    const found = registeredAt(text, index);
     if (!found) continue;
     const end = index + found.length;
     spans ??= [];
@@ -115,6 +112,21 @@ function redactRegistered(text: string): string {
   return out + text.slice(at);
 }
 
+/** The longest registered secret that starts at `index` of `text`, if any. */
+function registeredAt(text: string, index: number): string | undefined {
+  if (!firstPairs.has(pairOf(text, index))) return undefined;
+  const bucket = byPrefix.get(text.slice(index, index + MIN_SECRET_LENGTH));
+  return bucket?.find((secret) => text.startsWith(secret, index));
+}
+
+/** Whether `text` holds any registered secret: stops at the first one. */
+function holdsRegistered(text: string): boolean {
+  for (let index = 0; index <= text.length - MIN_SECRET_LENGTH; index += 1) {
+    if (registeredAt(text, index)) return true;
+  }
+  return false;
+}
+
 /** Up to this many registered secrets, media is searched one secret at a time (native search). */
 const MAX_DIRECT_SEARCHES = 256;
 
@@ -127,10 +139,11 @@ const MAX_DIRECT_SEARCHES = 256;
 export function mediaHoldsSecret(base64: string, bytes: Buffer): boolean {
   if (registered.size === 0) return false;
   if (registered.size > MAX_DIRECT_SEARCHES) {
+    // Too many to search one by one: one pass over each reading, through the prefix index.
     return (
-      redactRegistered(base64) !== base64 ||
-      redactRegistered(bytes.toString('latin1')) !== bytes.toString('latin1') ||
-      redactRegistered(bytes.toString('utf8')) !== bytes.toString('utf8')
+      holdsRegistered(base64) ||
+      holdsRegistered(bytes.toString('latin1')) ||
+      holdsRegistered(bytes.toString('utf8'))
     );
   }
   for (const secret of base64Shaped) if (base64.includes(secret)) return true;
