@@ -1,5 +1,6 @@
 import { checkOptions } from '../../errors/check-options.js';
 import type { Tool } from '../../tool/tool.js';
+import { reportingChangesUnderfoot } from './changed-underfoot.js';
 import { editWorkspaceFileTool, multiEditWorkspaceFileTool } from './edit-tools.js';
 import { lintWorkspaceFileTool } from './lint-tool.js';
 import {
@@ -45,6 +46,7 @@ export function createWorkspaceToolset(options: WorkspaceOptions = {}): Workspac
   const runtime = createWorkspaceRuntime(options);
   return {
     runtime,
+    // Another process may change the workspace mid-call: that is an answer, not a tool_error.
     tools: [
       workspaceStatusTool(runtime),
       listWorkspaceFilesTool(runtime),
@@ -56,7 +58,7 @@ export function createWorkspaceToolset(options: WorkspaceOptions = {}): Workspac
       lintWorkspaceFileTool(runtime),
       searchWorkspaceFilesTool(runtime),
       deleteWorkspaceFileTool(runtime),
-    ],
+    ].map(reportingChangesUnderfoot),
   };
 }
 

@@ -100,6 +100,8 @@ describe('writes racing a directory swap stay inside the root', () => {
     expect(JSON.parse(swaps).swaps, summary).toBeGreaterThan(100);
     // Some writes landed, some were refused — none went outside, none left a temporary.
     expect(outcomes.get('ok') ?? 0, summary).toBeGreaterThan(0);
+    // A change underfoot is answered with what it means (not_found, already_exists…), never a bare tool_error.
+    expect(outcomes.get('tool_error'), summary).toBeUndefined();
     expect(await tree(ws.outside), `files outside; ${summary}`).toEqual(before);
     const leftovers = (await tree(ws.root)).filter((entry) => entry.includes('.ksadk-'));
     expect(leftovers, `temporaries left; ${summary}`).toEqual([]);
