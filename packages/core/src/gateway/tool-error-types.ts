@@ -58,6 +58,8 @@ export const TOOL_ERROR_TYPES = {
   regex_too_complex: 'fix',
   invalid_glob: 'fix',
   syntax_check_unavailable: 'no',
+  permission_denied: 'no',
+  no_space_left: 'no',
   // MCP
   mcp_unavailable: 'retry',
   mcp_session_expired: 'retry',

@@ -1,7 +1,7 @@
 import { checkOptions } from '../../errors/check-options.js';
 import type { Tool } from '../../tool/tool.js';
-import { reportingChangesUnderfoot } from './changed-underfoot.js';
 import { editWorkspaceFileTool, multiEditWorkspaceFileTool } from './edit-tools.js';
+import { reportingFilesystemErrors } from './filesystem-errors.js';
 import { lintWorkspaceFileTool } from './lint-tool.js';
 import {
   listWorkspaceFilesTool,
@@ -46,7 +46,7 @@ export function createWorkspaceToolset(options: WorkspaceOptions = {}): Workspac
   const runtime = createWorkspaceRuntime(options);
   return {
     runtime,
-    // Another process may change the workspace mid-call: that is an answer, not a tool_error.
+    // A tree changed mid-call, a permission, a full disk: each is an answer, not a tool_error.
     tools: [
       workspaceStatusTool(runtime),
       listWorkspaceFilesTool(runtime),
@@ -58,7 +58,7 @@ export function createWorkspaceToolset(options: WorkspaceOptions = {}): Workspac
       lintWorkspaceFileTool(runtime),
       searchWorkspaceFilesTool(runtime),
       deleteWorkspaceFileTool(runtime),
-    ].map(reportingChangesUnderfoot),
+    ].map(reportingFilesystemErrors),
   };
 }
 
