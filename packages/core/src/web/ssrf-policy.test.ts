@@ -24,11 +24,20 @@ describe('SSRF policy', () => {
     expect(
       checkAddresses('example.com', ['93.184.216.34', '10.0.0.1'], STRICT_SSRF_POLICY),
     ).toEqual({
+      reason: 'blocked: example.com resolves to a non-public address',
+    });
+    // A literal address is named (the URL held it); what a name resolves to is not.
+    expect(checkAddresses('10.0.0.1', ['10.0.0.1'], STRICT_SSRF_POLICY)).toEqual({
       reason: 'blocked non-public address: 10.0.0.1',
     });
-    expect(checkAddresses('x', ['::ffff:7f00:1'], STRICT_SSRF_POLICY)?.reason).toContain(
-      'carries 127.0.0.1',
-    );
+    expect(
+      checkAddresses('::ffff:7f00:1', ['::ffff:7f00:1'], STRICT_SSRF_POLICY)?.reason,
+    ).toContain('carries 127.0.0.1');
+    for (const address of ['::ffff:7f00:1', '169.254.169.254', '192.168.7.7']) {
+      const refusal = checkAddresses('db.corp.internal', [address], STRICT_SSRF_POLICY);
+      expect(refusal?.reason, address).toMatch(/^blocked: db\.corp\.internal resolves to a/);
+      expect(refusal?.reason, address).not.toMatch(/127\.0|169\.254|192\.168|ffff/);
+    }
   });
 
   it('allows listed hosts, wildcards and CIDRs', () => {

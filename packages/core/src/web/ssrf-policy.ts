@@ -234,12 +234,19 @@ export function checkAddresses(
   addresses: readonly string[],
   policy: WebSsrfPolicy,
 ): TargetRefusal {
+  // A literal address came from the URL and may be named; what a name resolves to may not (it
+  // would let a model map the host's internal DNS).
+  const literal = isIP(host) !== 0;
   for (const address of addresses) {
     const verdict = classifyAddress(address);
     if (verdict.range === 'invalid') return { reason: `not an IP address: ${address}` };
     if (isMetadataTarget(address)) {
       if (policy.exactHosts.has(address) || policy.exactHosts.has(host)) continue;
-      return { reason: `blocked cloud metadata address: ${address}` };
+      return {
+        reason: literal
+          ? `blocked cloud metadata address: ${address}`
+          : `blocked: ${host} resolves to a cloud metadata address`,
+      };
     }
     if (verdict.global) continue;
     if (hostListed(host, policy)) continue;
@@ -248,6 +255,7 @@ export function checkAddresses(
       ([range, bits]) => range.kind() === parsed.kind() && parsed.match(range, bits),
     );
     if (inCidr) continue;
+    if (!literal) return { reason: `blocked: ${host} resolves to a non-public address` };
     const carried = verdict.embedded ? ` (carries ${verdict.embedded})` : '';
     return { reason: `blocked non-public address: ${address}${carried}` };
   }
