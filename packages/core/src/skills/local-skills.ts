@@ -1,6 +1,7 @@
 import type { Dirent } from 'node:fs';
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { echoValue, modelSafeErrorMessage, registerHostPath } from '../util/sanitize-message.js';
 import { type ParsedSkillMd, parseSkillMd } from './skill-md.js';
 
 /** Largest SKILL.md read. */
@@ -116,6 +117,7 @@ export interface LocalSkillsLoad {
  */
 export async function loadLocalSkills(dir: string): Promise<LocalSkillsLoad> {
   const warnings: string[] = [];
+  registerHostPath(path.resolve(dir));
   let entries: Dirent[];
   try {
     entries = await readdir(dir, { withFileTypes: true });
@@ -147,7 +149,7 @@ export async function loadLocalSkills(dir: string): Promise<LocalSkillsLoad> {
       seen.add(key);
       skills.push(skill);
     } catch (error) {
-      warnings.push(`skill "${name}": ${(error as Error).message}; skipped`);
+      warnings.push(`skill "${echoValue(name)}": ${modelSafeErrorMessage(error)}; skipped`);
     }
   }
   return { skills, warnings };

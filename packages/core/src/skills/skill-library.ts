@@ -1,3 +1,4 @@
+import { modelSafeErrorMessage } from '../util/sanitize-message.js';
 import { type LocalSkillsLoad, loadLocalSkills, type Skill } from './local-skills.js';
 import type { SkillPackageStore } from './package-store.js';
 import type { SkillServiceClient } from './service-client.js';
@@ -151,7 +152,7 @@ export function createSkillLibrary(options: SkillLibraryOptions): SkillLibrary {
         add(await remote(id));
       } catch (error) {
         if (spaceId !== undefined) throw error;
-        warnings.push(`skill space ${id}: ${(error as Error).message}`);
+        warnings.push(`skill space ${id}: ${modelSafeErrorMessage(error)}`);
       }
     }
     return { entries, warnings };
@@ -226,7 +227,7 @@ export function createSkillLibrary(options: SkillLibraryOptions): SkillLibrary {
           warnings.push(...loaded.warnings.map((warning) => `${loaded.skill.name}: ${warning}`));
           skills.push(loaded.skill);
         } catch (error) {
-          warnings.push(`${match.skill.name}: ${(error as Error).message}`);
+          warnings.push(`${match.skill.name}: ${modelSafeErrorMessage(error)}`);
         }
       }
       return { skills, warnings };

@@ -1,5 +1,6 @@
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
+import { registerHostPath } from './sanitize-message.js';
 
 const reserved = new Set<string>();
 
@@ -16,8 +17,12 @@ const reserved = new Set<string>();
 export function reserveDirectory(dir: string): void {
   const resolved = path.resolve(dir);
   reserved.add(resolved);
+  // Private state's location is never told to a model either.
+  registerHostPath(resolved);
   try {
-    reserved.add(realpathSync(resolved));
+    const real = realpathSync(resolved);
+    reserved.add(real);
+    registerHostPath(real);
   } catch {
     // Not there yet: its resolved path stands for it until it is reserved again once created.
   }

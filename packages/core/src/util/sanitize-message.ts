@@ -8,9 +8,13 @@ const MAX_MESSAGE_CHARS = 500;
 const MAX_ECHO_CHARS = 200;
 const PATH = '<path>';
 // Absolute POSIX paths of two or more segments (or `~/…`), after a start, a space, a quote, a
-// bracket, `=`, `:`, `,`, `{`, `@` or `<`; Windows drive paths; UNC paths (`\\server\share\…`).
+// bracket, `=`, `:`, `;`, `|`, `,`, `{`, `@` or `<`; Windows drive paths; UNC paths
+// (`\\server\share\…`).
 const HOST_PATH =
-  /(?:(?<=^|[\s'"`(=:,[{@<])(?:~(?=\/))?(?:\/[^\s'"`)\],:}>]+){2,})|(?:(?<=^|[\s'"`(=:,[{@<])~\/[^\s'"`)\],:}>]+)|(?:\b[A-Za-z]:\\[^\s'"`)\],}>]+)|(?:\\\\[^\s\\'"`]+\\[^\s'"`)\],}>]+)/g;
+  /(?:(?<=^|[\s'"`‘’“”(=:;|,[{@<])(?:~(?=\/))?(?:\/[^\s'"`‘’“”)\],:;|}>]+){2,})|(?:(?<=^|[\s'"`‘’“”(=:;|,[{@<])~\/[^\s'"`‘’“”)\],:;|}>]+)|(?:\b[A-Za-z]:\\[^\s'"`‘’“”)\],;|}>]+)|(?:\\\\[^\s\\'"`]+\\[^\s'"`‘’“”)\],;|}>]+)/g;
+// An absolute path between matching quotes, as Node's errno messages write one: spaces and all,
+// a single segment too (`open '/srv/My Data/x.json'`, `'/opt'`).
+const QUOTED_PATH = /(?<=(['"`]))(?:~?\/|[A-Za-z]:\\)[^'"`\n]*(?=\1)/g;
 
 const hostPaths = new Set<string>();
 let hostPathPattern: RegExp | undefined;
@@ -40,7 +44,7 @@ function scrubHostPaths(text: string): string {
       .join('|'),
     'g',
   );
-  return text.replace(hostPathPattern, PATH).replace(HOST_PATH, PATH);
+  return text.replace(hostPathPattern, PATH).replace(QUOTED_PATH, PATH).replace(HOST_PATH, PATH);
 }
 
 /** The message of anything thrown, without ever throwing itself. */

@@ -39,6 +39,32 @@ describe('modelSafeErrorMessage', () => {
     expect(modelSafeErrorMessage(new Error('x'.repeat(900)))).toHaveLength(500);
     expect(modelSafeErrorMessage({})).toBe('The tool failed.');
   });
+
+  it('hides a quoted path whole (spaces, one segment), and paths after ; | or curly quotes', () => {
+    const cases: [string, string][] = [
+      [
+        "EACCES: permission denied, open '/srv/My Data/memory/u.jsonl'",
+        "EACCES: permission denied, open '<path>'",
+      ],
+      ["rename '/srv/a b/c' -> '/srv/d e/f'", "rename '<path>' -> '<path>'"],
+      ['ENOENT: stat "/opt"', 'ENOENT: stat "<path>"'],
+      ["open 'C:\\Users\\Jane Doe\\a.txt'", "open '<path>'"],
+      ['file;/srv/app/secret.txt', 'file;<path>'],
+      ['a|/srv/app/secret.txt', 'a|<path>'],
+      ['see “/srv/app/data” and ‘/srv/x/y’', 'see “<path>” and ‘<path>’'],
+      // Not paths: prose with an apostrophe, relative paths.
+      ["it's the user's file", "it's the user's file"],
+      ["open 'notes/today.md'", "open 'notes/today.md'"],
+    ];
+    for (const [raw, safe] of cases) expect(modelSafeErrorMessage(new Error(raw)), raw).toBe(safe);
+  });
+
+  it('stays linear on hostile messages full of quotes and slashes', () => {
+    const hostile = `${"'/".repeat(200_000)}${'"/a'.repeat(100_000)}`;
+    const started = performance.now();
+    modelSafeErrorMessage(new Error(hostile));
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
 });
 
 describe('safePathSegment', () => {
