@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { isApprovalRequired } from '../gateway/results.js';
 import { defineTool } from '../tool/define-tool.js';
 import type { Tool } from '../tool/tool.js';
+import { echoValue } from '../util/sanitize-message.js';
 import { type SearchIndex, searchTerms } from './search-scoring.js';
 import type { ToolDescriptor } from './tool-descriptor.js';
 
@@ -79,6 +80,17 @@ function parseArguments(
   };
 }
 
+/** Most names an error message lists. */
+const MAX_LISTED_NAMES = 60;
+
+/** The groups and tool names in `scope` (dispatchers left out), for an error message. */
+function availableHere(scope: CatalogScope): string {
+  const visible = scope.describe(undefined, undefined).filter((d) => !DISPATCHER_NAMES.has(d.name));
+  const names = [...new Set([...visible.map((d) => d.group), ...visible.map((d) => d.name)])];
+  const shown = names.slice(0, MAX_LISTED_NAMES).join(', ');
+  return names.length > MAX_LISTED_NAMES ? `${shown}, … (${names.length} in all)` : shown || 'none';
+}
+
 /** `tool_dispatcher` (or its alias): list, describe and call the tools in `scope`, every call through the gateway. */
 export function createToolDispatcher(scope: CatalogScope, name: string = DISPATCHER_NAME): Tool {
   return defineTool({
@@ -120,12 +132,15 @@ export function createToolDispatcher(scope: CatalogScope, name: string = DISPATC
             .describe(input.include ?? undefined, input.profile ?? undefined)
             .filter((d) => !DISPATCHER_NAMES.has(d.name));
           return { ok: true, tools, tool_count: tools.length };
-        } catch (error) {
+        } catch {
+          // Named from this agent's scope only: the registry's message would list every tool,
+          // including the ones this agent may not see.
+          const raw = input.include ?? input.profile ?? '';
           return {
             ok: false,
             error_type: 'unknown_tool',
-            error_message: error instanceof Error ? error.message : String(error),
-            tool_name: input.include ?? '',
+            error_message: `Unknown or unavailable toolset or tool: ${echoValue(raw)}. Available here: ${availableHere(scope)}.`,
+            tool_name: echoValue(raw),
           };
         }
       }

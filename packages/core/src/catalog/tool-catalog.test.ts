@@ -193,6 +193,23 @@ describe('tool_dispatcher', () => {
     expect(status).toMatchObject({ ok: true, tool_name: 'component_status', result: { ok: true } });
   });
 
+  it("an unknown or out-of-scope include names only this agent's tools, and echoes the value capped", async () => {
+    const narrow = find(
+      catalog.getTools({ include: 'workspace_status,tool_dispatcher' }),
+      'tool_dispatcher',
+    );
+    for (const include of ['nope', 'workspace', 'write_workspace_file', 'x'.repeat(5_000)]) {
+      const result = await dispatch(narrow, { action: 'list', include });
+      expect(result, include.slice(0, 20)).toMatchObject({ ok: false, error_type: 'unknown_tool' });
+      const message = String(result['error_message']);
+      // Exactly this agent's group and tool after the model's own (echoed) value.
+      expect(message.split('Available here: ')[1]).toBe('workspace, workspace_status.');
+      expect(message.length).toBeLessThan(500);
+    }
+    const profile = await dispatch(narrow, { action: 'list', profile: 'nope' });
+    expect(profile).toMatchObject({ ok: false, error_type: 'unknown_tool', tool_name: 'nope' });
+  });
+
   it('describe is the same through the canonical name and the alias', async () => {
     const tools = catalog.getTools({
       include: 'tool_dispatcher,agentengine_tool_dispatcher',
