@@ -181,6 +181,11 @@ export interface BudgetedOutput {
   readonly original_chars: number;
   readonly preview_chars: number;
   readonly persisted?: PersistedOutput;
+  /**
+   * Why the full text could not be saved (a full disk, a refused store), when it could not: the
+   * inline value is then all that is kept. The tool has run either way, so this is no failure.
+   */
+  readonly persist_error?: string;
 }
 
 /** Options for {@link budgetToolOutput} and {@link budgetTextFields}. */
@@ -239,6 +244,16 @@ async function persist(
   return { relative, fileTruncated };
 }
 
+/** Why a save failed, for the model: no path, no detail beyond what it can act on. */
+function persistErrorMessage(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  const why =
+    code === 'ENOSPC' || code === 'EDQUOT'
+      ? 'no space is left where results are saved'
+      : 'the result store could not save it';
+  return `the full output was not saved (${why}); only this preview is kept`;
+}
+
 /**
  * Budgets one value: strings stay text, anything else becomes pretty JSON. Short values come
  * back whole; long ones come back as a preview, with the full text written to a file in the
@@ -276,14 +291,13 @@ export async function budgetToolOutput(
     preview_chars: inline.length,
   };
   if (!shouldPersist) return base;
-  const { relative, fileTruncated } = await persist(
-    text,
-    ext,
-    toolName,
-    fieldName,
-    budget,
-    options,
-  );
+  let saved: Awaited<ReturnType<typeof persist>>;
+  try {
+    saved = await persist(text, ext, toolName, fieldName, budget, options);
+  } catch (error) {
+    return { ...base, persist_error: persistErrorMessage(error) };
+  }
+  const { relative, fileTruncated } = saved;
   return {
     ...base,
     persisted: fileTruncated
@@ -295,7 +309,9 @@ export async function budgetToolOutput(
 /**
  * Budgets the listed top-level fields of a result: each is replaced by its inline value and
  * gains `<field>_truncated`, `<field>_original_chars` and `<field>_preview_chars`; persisted
- * ones are listed under `persisted_outputs[<field>]`. Fields that are absent are left alone.
+ * ones are listed under `persisted_outputs[<field>]`, and ones that could not be saved under
+ * `persist_errors[<field>]` (their preview is then all that is kept). Fields that are absent are
+ * left alone.
  */
 export async function budgetTextFields<T extends Record<string, unknown>>(
   payload: T,
@@ -307,6 +323,7 @@ export async function budgetTextFields<T extends Record<string, unknown>>(
   const persisted: Record<string, PersistedOutput> = {
     ...((payload['persisted_outputs'] as Record<string, PersistedOutput> | undefined) ?? {}),
   };
+  const notSaved: Record<string, string> = {};
   for (const field of fields) {
     if (!(field in payload) || payload[field] === undefined || payload[field] === null) continue;
     const result = await budgetToolOutput(toolName, field, payload[field], options);
@@ -315,7 +332,9 @@ export async function budgetTextFields<T extends Record<string, unknown>>(
     out[`${field}_original_chars`] = result.original_chars;
     out[`${field}_preview_chars`] = result.preview_chars;
     if (result.persisted) persisted[field] = result.persisted;
+    if (result.persist_error) notSaved[field] = result.persist_error;
   }
   if (Object.keys(persisted).length > 0) out['persisted_outputs'] = persisted;
+  if (Object.keys(notSaved).length > 0) out['persist_errors'] = notSaved;
   return out as T & Record<string, unknown>;
 }

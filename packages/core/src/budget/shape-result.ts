@@ -139,5 +139,6 @@ async function budgetResult(
     result_preview: whole.value,
     result_original_chars: whole.original_chars,
     ...(whole.persisted ? { persisted_outputs: { result: whole.persisted } } : {}),
+    ...(whole.persist_error ? { persist_errors: { result: whole.persist_error } } : {}),
   };
 }

@@ -61,7 +61,13 @@ describe('the result store never follows a planted symlink', () => {
       toolReturning('big', () => ({ ok: true, text: 'z'.repeat(5000) })),
       {},
     );
-    expect(big).toMatchObject({ ok: false, error_type: 'internal' });
+    // The tool ran: the model gets its preview, and is told the full text was not saved.
+    expect(big).toMatchObject({
+      ok: true,
+      result_truncated: true,
+      persist_errors: { result: expect.stringContaining('the full output was not saved') },
+    });
+    expect(big).not.toHaveProperty('persisted_outputs');
     expect((await readdir(outside)).sort()).toEqual(['doc.txt', 'id_rsa']);
     // Another session's store works, and its sweep leaves the symlinked folder alone.
     const other = await runWithInvocationContext({ accountId: 'a', sessionId: 's' }, () =>
@@ -73,6 +79,41 @@ describe('the result store never follows a planted symlink', () => {
     expect(other).toMatchObject({ ok: true, result_truncated: true });
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(await readFile(path.join(outside, 'doc.txt'), 'utf8')).toBe('keep me');
+  });
+
+  it('a store that cannot save (its folder is under a file) loses nothing: the tool ran once and its preview comes back', async () => {
+    await writeFile(path.join(dir, 'a file'), 'not a folder');
+    const gateway = createToolGateway({
+      approvalMode: 'full',
+      env: {},
+      budget: { maxChars: 100, persistDir: path.join(dir, 'a file', 'results') },
+    });
+    let runs = 0;
+    const sideEffect = defineTool({
+      name: 'deploy',
+      description: 'Deploys, then prints a long log.',
+      input: z.object({}),
+      resultBudget: { fields: ['log'] },
+      execute: () => {
+        runs += 1;
+        return { ok: true, deployed: true, log: `line\n`.repeat(2_000) };
+      },
+    });
+    const fielded = await gateway.invoke(sideEffect, {});
+    expect(runs).toBe(1);
+    expect(fielded).toMatchObject({
+      ok: true,
+      deployed: true,
+      log_truncated: true,
+      persist_errors: { log: expect.stringContaining('only this preview is kept') },
+    });
+    expect(String(fielded['log'])).toMatch(/^line\n/);
+    const whole = await gateway.invoke(
+      toolReturning('whole', () => ({ ok: true, text: 'q'.repeat(5000) })),
+      {},
+    );
+    expect(whole).toMatchObject({ ok: true, result_truncated: true });
+    expect(JSON.stringify([fielded, whole])).not.toContain(dir);
   });
 
   it('refuses a symlink at the default location rather than following it', async () => {
@@ -90,7 +131,8 @@ describe('the result store never follows a planted symlink', () => {
       toolReturning('big', () => ({ ok: true, text: 'z'.repeat(5000) })),
       {},
     );
-    expect(result).toMatchObject({ ok: false });
+    // Nothing written through the symlink; the model gets the preview and is told so.
+    expect(result).toMatchObject({ ok: true, result_truncated: true, persist_errors: {} });
     expect(await readdir(elsewhere)).toEqual([]);
   });
 });

@@ -385,7 +385,7 @@ describe('the gateway never rejects and never shows a host path', () => {
     }
   });
 
-  it('answers a tool_error without the host path when a file sits where the result folder must go', async () => {
+  it('answers the preview, saying it was not saved, without the host path when a file sits where the result folder must go', async () => {
     await writeFile(path.join(dir, 'tool-results'), 'planted');
     const gateway = createToolGateway({ env, budget: { maxChars: 10 } });
     const tool = defineTool({
@@ -395,9 +395,9 @@ describe('the gateway never rejects and never shows a host path', () => {
       execute: () => ({ ok: true, text: 'z'.repeat(5_000) }),
     });
     const result = await gateway.invoke(tool, {});
-    expect(result).toMatchObject({ ok: false, error_type: 'tool_error' });
-    expect(String(result['error_message'])).not.toContain(dir);
-    expect(String(result['error_message'])).not.toMatch(/\/tmp|\/work/);
+    expect(result).toMatchObject({ ok: true, result_truncated: true, persist_errors: {} });
+    expect(JSON.stringify(result)).not.toContain(dir);
+    expect(JSON.stringify(result)).not.toMatch(/\/tmp|\/work/);
   });
 });
 
