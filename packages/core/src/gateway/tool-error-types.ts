@@ -98,6 +98,7 @@ export const TOOL_ERROR_TYPES = {
   skill_runtime_disabled: 'no',
   setup: 'no',
   workflow_failed: 'no',
+  no_workflow: 'fix',
   invalid_skill_runtime_result: 'no',
   spawn_failed: 'no',
   killed_by_signal: 'no',

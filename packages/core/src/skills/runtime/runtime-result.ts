@@ -90,6 +90,39 @@ export function readWorkflowReport(value: unknown): WorkflowReport | undefined {
   };
 }
 
+const NO_SKILLS_MESSAGE =
+  'no skill available here matches (see warnings); list_skills shows the ones there are';
+
+/**
+ * The result of a run that found no skill to run (unknown names, or none matching): answered
+ * before any sandbox is started.
+ */
+export function noSkillsResult(
+  backend: string,
+  runtimeId: string,
+  warnings: readonly string[],
+): SkillRuntimeResult {
+  return {
+    ok: false,
+    execution_context: `skill-runtime/${backend}`,
+    runtime_id: runtimeId,
+    exit_code: null,
+    stdout: '',
+    stderr: '',
+    duration_ms: 0,
+    timed_out: false,
+    error_type: 'skill_not_found',
+    error_message: NO_SKILLS_MESSAGE,
+    status: 'no_skills',
+    executed_skill: null,
+    output_files: [],
+    selected_skills: [],
+    loaded_skills: [],
+    warnings: [...warnings],
+    commands: [],
+  };
+}
+
 /** Joins the process result and the report into what the model sees; `ok` is always present. */
 export function skillRuntimeResult(
   backend: string,
@@ -106,6 +139,14 @@ export function skillRuntimeResult(
   } else if (!errorType && report?.status === 'failed') {
     errorType = 'workflow_failed';
     errorMessage = report.error ?? 'the workflow failed';
+  } else if (!errorType && report?.status === 'no_skills') {
+    errorType = 'skill_not_found';
+    errorMessage = report.error ?? NO_SKILLS_MESSAGE;
+  } else if (!errorType && report?.status === 'skipped') {
+    errorType = 'no_workflow';
+    errorMessage =
+      report.error ??
+      'the selected skills have no workflow to run (scripts/run-workflow.sh); read them with load_skill and follow their steps';
   }
   const status = report?.status ?? 'failed';
   return {

@@ -106,8 +106,36 @@ describe.each([
     });
     expect(result.commands[0]).toMatchObject({ exit_code: 3, stderr: 'broken\n' });
     const skipped = await runtimeOn(make()).run({ prompt: 'x', skillNames: ['noentry'] });
-    expect(skipped).toMatchObject({ ok: false, status: 'skipped' });
+    expect(skipped).toMatchObject({ ok: false, status: 'skipped', error_type: 'no_workflow' });
+    expect(skipped.error_message).toMatch(/load_skill/);
     expect(skipped.warnings.join()).toMatch(/entrypoint/);
+  });
+
+  it('no skill to run is skill_not_found, answered before any sandbox or run folder is made', async () => {
+    const backend = make();
+    let sessions = 0;
+    const counting: SandboxBackend = {
+      ...backend,
+      name: backend.name,
+      createSession: (options) => {
+        sessions += 1;
+        return backend.createSession(options);
+      },
+    };
+    const runtime = createSkillRuntime({
+      backend: counting,
+      skills: async () => ({ skills: [], warnings: ['skills not found: nope'] }),
+      runsDir: path.join(base, `runs-none-${name}`),
+    });
+    const result = await runtime.run({ prompt: 'x', skillNames: ['nope'] });
+    expect(result).toMatchObject({
+      ok: false,
+      status: 'no_skills',
+      error_type: 'skill_not_found',
+      warnings: ['skills not found: nope'],
+    });
+    expect(sessions).toBe(0);
+    await expect(readdir(path.join(base, `runs-none-${name}`))).rejects.toThrow(/ENOENT/);
   });
 
   it('passes no parent variable that is not on the allowlist', { timeout: 30_000 }, async () => {

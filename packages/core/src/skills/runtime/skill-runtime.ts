@@ -13,6 +13,7 @@ import { safePathSegment } from '../../util/safe-segment.js';
 import type { Skill } from '../local-skills.js';
 import { bundledRuntimeAgentPath } from './runtime-agent-path.js';
 import {
+  noSkillsResult,
   readWorkflowReport,
   type SkillRuntimeResult,
   skillRuntimeResult,
@@ -320,6 +321,8 @@ export function createSkillRuntime(options: SkillRuntimeOptions): SkillRuntime {
       const { skills, warnings } = python
         ? { skills: [], warnings: [] }
         : await options.skills({ prompt: request.prompt, skillNames: names });
+      // Nothing to run: answered before a sandbox or a run folder is made.
+      if (!python && skills.length === 0) return noSkillsResult(backend.name, runId, warnings);
       let hostRoot: string | undefined;
       if (local) {
         const sessionDir = path.join(

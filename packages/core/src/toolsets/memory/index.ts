@@ -13,6 +13,7 @@ import { sharedMemoryBackend } from '../../memory/shared-memory-backend.js';
 import { defineTool } from '../../tool/define-tool.js';
 import type { Tool } from '../../tool/tool.js';
 import { localSessionDir } from '../../util/env.js';
+import { hostLimitResult } from '../../util/filesystem-errors.js';
 import { echoValue, modelSafeErrorMessage } from '../../util/sanitize-message.js';
 
 /** The environment variables of the memory tools. */
@@ -120,11 +121,13 @@ export function createMemoryToolset(options: MemoryToolsetOptions): Tool[] {
               count: memories.length,
             };
           } catch (error) {
-            return {
-              ok: false,
-              error_type: 'memory_error',
-              error_message: `loading memories failed: ${modelSafeErrorMessage(error)}`,
-            };
+            return (
+              hostLimitResult(error, 'the memory store') ?? {
+                ok: false,
+                error_type: 'memory_error',
+                error_message: `loading memories failed: ${modelSafeErrorMessage(error)}`,
+              }
+            );
           }
         },
       }),
@@ -154,10 +157,12 @@ export function createMemoryToolset(options: MemoryToolsetOptions): Tool[] {
             };
           } catch (error) {
             return {
-              ok: false,
               status: 'failed',
-              error_type: 'memory_error',
-              error_message: `saving the memory failed: ${modelSafeErrorMessage(error)}`,
+              ...(hostLimitResult(error, 'the memory store') ?? {
+                ok: false,
+                error_type: 'memory_error',
+                error_message: `saving the memory failed: ${modelSafeErrorMessage(error)}`,
+              }),
             };
           }
         },

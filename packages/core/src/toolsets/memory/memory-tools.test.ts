@@ -56,6 +56,31 @@ describe('memory tools', () => {
     });
   });
 
+  it('a full disk or a refused permission in the store is said as such, without its path', async () => {
+    const errno = (code: string) =>
+      Object.assign(new Error(`${code}: failed, open '/srv/ksadk data/memory/acme.jsonl'`), {
+        code,
+      });
+    let next = 'ENOSPC';
+    const memory: MemoryBackend = {
+      ...createInMemoryMemoryBackend(),
+      save: async () => Promise.reject(errno(next)),
+      search: async () => Promise.reject(errno(next)),
+    };
+    const tools = createMemoryToolset({ memory });
+    const saved = await as('A', 'u', () =>
+      gateway.invoke(named(tools, 'save_memory'), { content: 'x' }),
+    );
+    expect(saved).toMatchObject({ ok: false, status: 'failed', error_type: 'no_space_left' });
+    next = 'EACCES';
+    const loaded = await as('A', 'u', () => gateway.invoke(named(tools, 'load_memory'), {}));
+    expect(loaded).toMatchObject({ ok: false, error_type: 'permission_denied' });
+    next = 'EIO';
+    const other = await as('A', 'u', () => gateway.invoke(named(tools, 'load_memory'), {}));
+    expect(other).toMatchObject({ ok: false, error_type: 'memory_error' });
+    expect(JSON.stringify([saved, loaded, other])).not.toMatch(/srv|ksadk data/);
+  });
+
   it('saves and loads by relevance; account A never sees account B', async () => {
     const tools = createMemoryToolset({ memory: createInMemoryMemoryBackend() });
     await as('A', 'u', () =>

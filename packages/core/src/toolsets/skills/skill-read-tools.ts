@@ -1,10 +1,13 @@
-import { lstat, open } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { KsadkError } from '../../errors/ksadk-error.js';
 import { buildSkillManifestInstruction } from '../../skills/manifest-instruction.js';
 import type { LoadedSkill, SkillEntry, SkillLibrary } from '../../skills/skill-library.js';
 import { defineTool } from '../../tool/define-tool.js';
 import type { Tool } from '../../tool/tool.js';
+import { hostLimitResult } from '../../util/filesystem-errors.js';
 import { modelSafeErrorMessage } from '../../util/sanitize-message.js';
 
 const GROUP = 'skill';
@@ -22,7 +25,10 @@ export function skillFailure(
   error: unknown,
   extra: Record<string, unknown> = {},
 ): Record<string, unknown> {
-  const errorType = (error as { errorType?: unknown }).errorType;
+  // A service error's own type, else a KsadkError's code (a sandbox `setup` failure), else generic.
+  const errorType =
+    (error as { errorType?: unknown } | null)?.errorType ??
+    (KsadkError.isInstance(error) ? error.code : undefined);
   return {
     ok: false,
     error_type: typeof errorType === 'string' ? errorType : 'skill_error',
@@ -221,22 +227,33 @@ export function createSkillReadTools(
               error_message: `No such file in ${loaded.skill.name}: ${resource.slice(0, 200)}`,
             };
           const file = path.join(root, ...resource.split('/'));
-          const stat = await lstat(file);
-          if (!stat.isFile())
-            return {
-              ok: false,
-              error_type: 'resource_not_found',
-              error_message: 'not a regular file',
-            };
-          if (stat.size > MAX_SKILL_RESOURCE_BYTES)
-            return {
-              ok: false,
-              error_type: 'resource_too_large',
-              error_message: `the file is larger than ${MAX_SKILL_RESOURCE_BYTES} bytes`,
-            };
-          const handle = await open(file, 'r');
+          const notFound = {
+            ok: false,
+            error_type: 'resource_not_found',
+            error_message: `${resource.slice(0, 200)} is no longer a regular file of ${loaded.skill.name}`,
+          };
+          let handle: FileHandle;
+          try {
+            // Never through a link swapped in since the listing, never blocking on a FIFO.
+            handle = await open(
+              file,
+              constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+            );
+          } catch (error) {
+            const code = (error as NodeJS.ErrnoException).code;
+            if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP') return notFound;
+            return hostLimitResult(error, "the skill's files") ?? skillFailure(error);
+          }
           let data: Buffer;
           try {
+            const stat = await handle.stat();
+            if (!stat.isFile()) return notFound;
+            if (stat.size > MAX_SKILL_RESOURCE_BYTES)
+              return {
+                ok: false,
+                error_type: 'resource_too_large',
+                error_message: `the file is larger than ${MAX_SKILL_RESOURCE_BYTES} bytes`,
+              };
             data = await handle.readFile();
           } finally {
             await handle.close();

@@ -1,8 +1,10 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAgentTools } from '../../catalog/load-agent-tools.js';
+import { KsadkError } from '../../errors/ksadk-error.js';
 import { createToolGateway } from '../../gateway/create-tool-gateway.js';
 import { createLocalProcessBackend } from '../../sandbox/local-process-backend.js';
 import { buildSkillManifestInstruction } from '../../skills/manifest-instruction.js';
@@ -160,6 +162,54 @@ describe('skill read tools', () => {
     });
   });
 
+  it('load_skill_resource racing a swap of the file for a symlink, a FIFO or nothing never reads outside nor hangs', {
+    timeout: 30_000,
+  }, async () => {
+    const racing = path.join(base, 'racing');
+    const skillDir = path.join(racing, 'swapped');
+    await mkdir(path.join(skillDir, 'references'), { recursive: true });
+    await writeFile(path.join(skillDir, 'SKILL.md'), md('swapped', 'A file that keeps changing.'));
+    const file = path.join(skillDir, 'references', 'notes.md');
+    await writeFile(file, 'inside');
+    const toolset = await createSkillToolset({
+      env: env({ KSADK_LOCAL_SKILLS_DIR: racing }),
+      service: false,
+      runtime: false,
+    });
+    const gateway = createToolGateway({ env: {} });
+    const seen = new Map<string, number>();
+    let stop = false;
+    const swapper = (async () => {
+      for (let round = 0; !stop; round += 1) {
+        await rm(file, { force: true });
+        if (round % 3 === 0) await symlink(path.join(base, 'outside.txt'), file);
+        else if (round % 3 === 1) execFileSync('mkfifo', [file]);
+        await new Promise((resolve) => setImmediate(resolve));
+        await rm(file, { force: true });
+        await writeFile(file, 'inside');
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+    const started = Date.now();
+    while (Date.now() - started < 2_000) {
+      const result = await gateway.invoke(byName(toolset.tools, 'load_skill_resource'), {
+        skill_name: 'swapped',
+        path: 'references/notes.md',
+      });
+      const key = result.ok ? `ok:${String(result['content'])}` : String(result['error_type']);
+      seen.set(key, (seen.get(key) ?? 0) + 1);
+    }
+    stop = true;
+    await swapper;
+    const summary = JSON.stringify(Object.fromEntries(seen));
+    // Only the real file's text ever comes back; a swap is resource_not_found, never an error.
+    expect(
+      [...seen.keys()].every((key) => key === 'ok:inside' || key === 'resource_not_found'),
+      summary,
+    ).toBe(true);
+    expect(seen.get('ok:inside') ?? 0, summary).toBeGreaterThan(0);
+  });
+
   it('lists only configured spaces and refuses any other space id', async () => {
     const toolset = await createSkillToolset({ env: remoteEnv(), runtime: false });
     const gateway = createToolGateway({ env: {} });
@@ -259,6 +309,29 @@ describe('execute_skills', () => {
     await expect(
       createSkillToolset({ env: env({ KSADK_SKILL_RUNTIME_BACKEND: 'docker' }), service: false }),
     ).rejects.toMatchObject({ code: 'invalid_config' });
+    // A backend that fails to start its sandbox keeps its documented error type (setup).
+    const base = createLocalProcessBackend();
+    const failing = await createSkillToolset({
+      env: env(),
+      service: false,
+      runtime: {
+        ...base,
+        name: base.name,
+        createSession: async () => {
+          throw new KsadkError('setup', 'the sandbox could not start');
+        },
+      },
+    });
+    expect(
+      await gateway.invoke(failing.executeSkills, {
+        workflow_prompt: 'x',
+        skill_names: ['report'],
+      }),
+    ).toMatchObject({
+      ok: false,
+      error_type: 'setup',
+      error_message: 'the sandbox could not start',
+    });
     const noBwrap = await createSkillToolset({
       env: env({ KSADK_SKILL_RUNTIME_BACKEND: 'bubblewrap', PATH: '/nonexistent' }),
       service: false,

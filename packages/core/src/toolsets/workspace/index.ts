@@ -1,7 +1,7 @@
 import { checkOptions } from '../../errors/check-options.js';
 import type { Tool } from '../../tool/tool.js';
+import { reportingFilesystemErrors } from '../../util/filesystem-errors.js';
 import { editWorkspaceFileTool, multiEditWorkspaceFileTool } from './edit-tools.js';
-import { reportingFilesystemErrors } from './filesystem-errors.js';
 import { lintWorkspaceFileTool } from './lint-tool.js';
 import {
   listWorkspaceFilesTool,
