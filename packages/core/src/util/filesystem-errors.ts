@@ -42,8 +42,12 @@ const HOST_LIMITS: Readonly<
 };
 
 const codeOf = (error: unknown): string | undefined => {
-  const code = (error as NodeJS.ErrnoException | null)?.code;
-  return typeof code === 'string' ? code : undefined;
+  try {
+    const code = (error as NodeJS.ErrnoException | null)?.code;
+    return typeof code === 'string' ? code : undefined;
+  } catch {
+    return undefined;
+  }
 };
 
 /**
@@ -53,10 +57,28 @@ const codeOf = (error: unknown): string | undefined => {
  * the host keeps things.
  */
 export function hostLimitResult(error: unknown, place: string): FilesystemFailure | undefined {
-  const code = codeOf(error);
-  if (code === undefined || !Object.hasOwn(HOST_LIMITS, code)) return undefined;
-  const [type, what] = HOST_LIMITS[code]!;
-  return { ok: false, error_type: type, error_message: what(place) };
+  // The errno is often a few causes down (a sandbox `setup` error wrapping a write's error).
+  let current = error;
+  for (let depth = 0; depth < MAX_CAUSE_DEPTH && current != null; depth += 1) {
+    const code = codeOf(current);
+    if (code !== undefined && Object.hasOwn(HOST_LIMITS, code)) {
+      const [type, what] = HOST_LIMITS[code]!;
+      return { ok: false, error_type: type, error_message: what(place) };
+    }
+    current = causeOf(current);
+  }
+  return undefined;
+}
+
+/** Causes followed at most (a cycle of causes ends there too). */
+const MAX_CAUSE_DEPTH = 5;
+
+function causeOf(error: unknown): unknown {
+  try {
+    return (error as { cause?: unknown }).cause;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runWithInvocationContext } from '../../context/invocation-context.js';
+import { KsadkError } from '../../errors/ksadk-error.js';
 import { createToolGateway } from '../../gateway/create-tool-gateway.js';
 import { createE2BBackend } from '../../sandbox/e2b-backend.js';
 import { createE2BSdkProvider } from '../../sandbox/e2b-provider.js';
@@ -305,6 +306,26 @@ describe('sessions', () => {
 });
 
 describe('run_code', () => {
+  it('a full disk while writing the snippet is no_space_left (not a retryable sandbox_error), without its path', async () => {
+    const { backend } = fakeE2B();
+    const noSpace = new KsadkError('internal', 'could not write main.py (ENOSPC)', {
+      cause: Object.assign(new Error("ENOSPC: no space left on device, write '/srv/box data/x'"), {
+        code: 'ENOSPC',
+      }),
+    });
+    const full: SandboxBackend = {
+      ...backend,
+      name: backend.name,
+      createSession: async (options) => ({
+        ...(await backend.createSession(options)),
+        writeFile: async () => Promise.reject(noSpace),
+      }),
+    };
+    const result = await call(toolset({ backend: full }), 'run_code', { code: 'print(1)' });
+    expect(result).toMatchObject({ ok: false, error_type: 'no_space_left' });
+    expect(JSON.stringify(result)).not.toMatch(/srv|box data/);
+  });
+
   it('refuses a backend that is not isolated', async () => {
     const set = toolset({ backend: 'local_process' });
     expect(await call(set, 'run_code', { code: 'print(1)' })).toMatchObject({

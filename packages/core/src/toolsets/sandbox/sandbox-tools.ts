@@ -9,6 +9,7 @@ import { checkCommandPolicy } from '../../sandbox/command-policy.js';
 import type { SandboxCommandResult } from '../../sandbox/sandbox-backend.js';
 import { defineTool } from '../../tool/define-tool.js';
 import type { Tool } from '../../tool/tool.js';
+import { hostLimitResult } from '../../util/filesystem-errors.js';
 import { modelSafeErrorMessage } from '../../util/sanitize-message.js';
 import { filterModelEnv } from './model-env.js';
 import { type CallSession, SANDBOX_BOUNDARIES, type SandboxRuntime } from './sandbox-runtime.js';
@@ -29,6 +30,9 @@ const timeoutInput = z
 
 /** `{ ok:false, error_type, error_message }` for a failure before or around a command. */
 function failure(error: unknown, extra: Record<string, unknown>): Record<string, unknown> {
+  // A full disk or a permission is no reason to retry: say which it is.
+  const limit = hostLimitResult(error, 'the sandbox');
+  if (limit) return { ...limit, ...extra };
   const code = error instanceof KsadkError ? error.code : undefined;
   const errorType =
     code === 'setup' ? 'setup' : code === 'sandbox_busy' ? 'sandbox_busy' : 'sandbox_error';
