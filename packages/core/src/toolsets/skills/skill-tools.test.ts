@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -171,6 +171,7 @@ describe('skill read tools', () => {
     await writeFile(path.join(skillDir, 'SKILL.md'), md('swapped', 'A file that keeps changing.'));
     const file = path.join(skillDir, 'references', 'notes.md');
     await writeFile(file, 'inside');
+    const staged = path.join(skillDir, 'notes.staged');
     const toolset = await createSkillToolset({
       env: env({ KSADK_LOCAL_SKILLS_DIR: racing }),
       service: false,
@@ -186,7 +187,10 @@ describe('skill read tools', () => {
         else if (round % 3 === 1) execFileSync('mkfifo', [file]);
         await new Promise((resolve) => setImmediate(resolve));
         await rm(file, { force: true });
-        await writeFile(file, 'inside');
+        // The real file comes back whole (written aside, then renamed in), so a read sees
+        // either nothing or 'inside', never the instant a plain write has created it empty.
+        await writeFile(staged, 'inside');
+        await rename(staged, file);
         await new Promise((resolve) => setImmediate(resolve));
       }
     })();
