@@ -149,6 +149,7 @@ async function main() {
       error: error instanceof Error ? error.message : String(error),
       output_files: [],
       artifacts: [],
+      output_files_truncated: false,
       commands: [],
       selected_skills: [],
       loaded_skills: [],

@@ -25,12 +25,39 @@ export type RunCommand = (
   timeoutMs: number,
 ) => Promise<CommandRecord>;
 
+/**
+ * What the workflow does with files of its run folders after commands ran there (absolute
+ * paths). The host passes one that follows no link and creates files exclusively.
+ */
+export interface WorkflowFiles {
+  makeDirectory(dir: string): Promise<void>;
+  remove(target: string): Promise<void>;
+  isFile(file: string): Promise<boolean>;
+  /** Copies a regular file of at most `maxBytes`; `false` when `from` is not one. */
+  copyFile(from: string, to: string, maxBytes: number): Promise<boolean>;
+  /** Regular files below `dir`, relative, sorted; `truncated` when a bound stopped the walk. */
+  listFiles(dir: string): Promise<{ files: string[]; truncated: boolean }>;
+}
+
+/** The bounds of the output walk. */
+export const OUTPUT_WALK_LIMITS: Readonly<{
+  maxFiles: number;
+  maxEntries: number;
+  maxDepth: number;
+  deadlineMs: number;
+}>;
+
+/** The plain files of a run, for a runtime agent inside a sandbox. */
+export const plainWorkflowFiles: WorkflowFiles;
+
 /** What a workflow run did. */
 export interface WorkflowResult {
   status: string;
   executed_skill: string | null;
   output_files: string[];
   artifacts: string[];
+  /** A bound (files, entries, depth, time) stopped the output walk before its end. */
+  output_files_truncated: boolean;
   commands: CommandRecord[];
   selected_skills: string[];
   loaded_skills: string[];
@@ -53,5 +80,10 @@ export function tail(text: string): string;
  */
 export function executeWorkflow(
   request: unknown,
-  driver: { runCommand: RunCommand; baseEnv: Record<string, string>; skillsDir?: string },
+  driver: {
+    runCommand: RunCommand;
+    baseEnv: Record<string, string>;
+    skillsDir?: string;
+    files?: WorkflowFiles;
+  },
 ): Promise<WorkflowResult>;

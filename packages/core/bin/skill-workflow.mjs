@@ -4,20 +4,22 @@
 // directly against a local_process or bubblewrap session, without an extra process). It picks
 // the skill, runs its entry point through `runCommand` and reports what happened. Only Node
 // built-ins are used, so the file runs unchanged in a sandbox.
-import {
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, lstatSync, readdirSync } from 'node:fs';
+import { lstat, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 const TAIL = 4000;
 const MAX_ARTIFACTS = 1000;
 const DEFAULT_TIMEOUT_MS = 900_000;
+/** The largest bundle copied to the output folder. */
+const MAX_BUNDLE_BYTES = 64 * 1024 * 1024;
+/** Bounds of the output walk: entries looked at, folder depth, time. */
+export const OUTPUT_WALK_LIMITS = Object.freeze({
+  maxFiles: MAX_ARTIFACTS,
+  maxEntries: 10_000,
+  maxDepth: 32,
+  deadlineMs: 5_000,
+});
 
 /** @typedef {{ name: string, root: string }} SkillDir */
 /** @typedef {{ command: string, cwd: string, exit_code: number | null, stdout: string, stderr: string, timed_out: boolean }} CommandRecord */
@@ -26,10 +28,22 @@ const DEFAULT_TIMEOUT_MS = 900_000;
  * @typedef {(argv: string[], cwd: string, env: Record<string, string>, timeoutMs: number) => Promise<CommandRecord>} RunCommand
  */
 /**
+ * What the workflow does with files of its run folders after commands ran there. The host passes
+ * its own, which follows no link and creates files exclusively (the folders are the sandboxed
+ * workflow's, hence hostile); inside a sandbox the plain one below is used. Paths are absolute.
+ * @typedef {{
+ *   makeDirectory(dir: string): Promise<void>,
+ *   remove(target: string): Promise<void>,
+ *   isFile(file: string): Promise<boolean>,
+ *   copyFile(from: string, to: string, maxBytes: number): Promise<boolean>,
+ *   listFiles(dir: string): Promise<{ files: string[], truncated: boolean }>,
+ * }} WorkflowFiles
+ */
+/**
  * @typedef {{
  *   status: string, executed_skill: string | null, output_files: string[], artifacts: string[],
- *   commands: CommandRecord[], selected_skills: string[], loaded_skills: string[],
- *   warnings: string[], error: string | null
+ *   output_files_truncated: boolean, commands: CommandRecord[], selected_skills: string[],
+ *   loaded_skills: string[], warnings: string[], error: string | null
  * }} WorkflowResult
  */
 
@@ -59,32 +73,63 @@ export function skillsUnder(dir) {
 /** The last 4,000 characters. @param {string} text */
 export const tail = (text) => (text.length > TAIL ? text.slice(-TAIL) : text);
 
-/** Regular files under `dir`, relative, sorted, capped. @param {string} dir @returns {string[]} */
-function filesUnder(dir) {
-  /** @type {string[]} */
-  const out = [];
-  /** @param {string} relative */
-  const walk = (relative) => {
-    let entries;
-    try {
-      entries = readdirSync(path.join(dir, relative), { withFileTypes: true });
-    } catch {
-      return;
-    }
-    entries.sort((a, b) => (a.name < b.name ? -1 : 1));
-    for (const entry of entries) {
-      if (out.length >= MAX_ARTIFACTS) return;
-      const child = relative ? `${relative}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) walk(child);
-      else if (entry.isFile()) out.push(child);
-    }
-  };
-  walk('');
-  return out;
-}
+/**
+ * The plain files of a run, for a runtime agent inside a sandbox (where the folders are its own):
+ * links are not followed, the walk is bounded like the host's.
+ * @type {WorkflowFiles}
+ */
+export const plainWorkflowFiles = {
+  makeDirectory: async (dir) => {
+    await mkdir(dir, { recursive: true });
+  },
+  remove: (target) => rm(target, { recursive: true, force: true }),
+  isFile: async (file) => (await lstat(file).catch(() => undefined))?.isFile() === true,
+  copyFile: async (from, to, maxBytes) => {
+    const stats = await lstat(from).catch(() => undefined);
+    if (!stats?.isFile() || stats.size > maxBytes) return false;
+    await rm(to, { force: true });
+    await writeFile(to, await readFile(from), { flag: 'wx' });
+    return true;
+  },
+  listFiles: async (dir) => {
+    const limits = OUTPUT_WALK_LIMITS;
+    const deadline = Date.now() + limits.deadlineMs;
+    /** @type {string[]} */
+    const files = [];
+    let visited = 0;
+    let truncated = false;
+    /** @param {string} relative @param {number} depth */
+    const walk = async (relative, depth) => {
+      const entries = await readdir(path.join(dir, relative), { withFileTypes: true }).catch(
+        () => [],
+      );
+      entries.sort((a, b) => (a.name < b.name ? -1 : 1));
+      for (const entry of entries) {
+        if (
+          files.length >= limits.maxFiles ||
+          visited >= limits.maxEntries ||
+          Date.now() > deadline
+        ) {
+          truncated = true;
+          return;
+        }
+        visited += 1;
+        const child = relative ? `${relative}/${entry.name}` : entry.name;
+        if (entry.isFile()) files.push(child);
+        else if (entry.isDirectory()) {
+          if (depth >= limits.maxDepth) truncated = true;
+          else await walk(child, depth + 1);
+          if (truncated) return;
+        }
+      }
+    };
+    if ((await lstat(dir).catch(() => undefined))?.isDirectory()) await walk('', 0);
+    return { files: files.sort(), truncated };
+  },
+};
 
-/** @param {string} file */
-const isFile = (file) => {
+/** Whether a skill's own script exists (skill folders are the host's, not the workflow's). @param {string} file */
+const isSkillFile = (file) => {
   try {
     return lstatSync(file).isFile();
   } catch {
@@ -104,27 +149,31 @@ function projectName(raw) {
 /**
  * Output files: every file under the output directory (`output/<path>`), plus files a workflow
  * declared with `artifact=<path>` that exist inside the work or output directory.
- * @param {WorkflowResult} result @param {string} workDir @param {string} outputDir @param {string[]} declared
+ * @param {WorkflowResult} result @param {WorkflowFiles} files @param {string} workDir
+ * @param {string} outputDir @param {string[]} declared
  */
-function finishArtifacts(result, workDir, outputDir, declared) {
-  const files = filesUnder(outputDir).map((file) => `output/${file}`);
+async function finishArtifacts(result, files, workDir, outputDir, declared) {
+  const listed = await files.listFiles(outputDir);
+  const found = listed.files.map((file) => `output/${file}`);
   /** @type {[string, string][]} */
   const places = [
     [outputDir, 'output'],
     [workDir, 'work'],
   ];
-  for (const item of declared) {
+  for (const item of declared.slice(0, MAX_ARTIFACTS)) {
     for (const [dir, label] of places) {
       const absolute = path.resolve(dir, item);
       const relative = path.relative(dir, absolute);
-      if (relative.startsWith('..') || path.isAbsolute(relative) || !isFile(absolute)) continue;
+      if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) continue;
+      if (!(await files.isFile(absolute))) continue;
       const handle = `${label}/${relative.split(path.sep).join('/')}`;
-      if (!files.includes(handle) && files.length < MAX_ARTIFACTS) files.push(handle);
+      if (!found.includes(handle) && found.length < MAX_ARTIFACTS) found.push(handle);
       break;
     }
   }
-  result.output_files = files;
-  result.artifacts = files;
+  result.output_files = found;
+  result.artifacts = found;
+  result.output_files_truncated = listed.truncated;
   return result;
 }
 
@@ -134,7 +183,7 @@ function finishArtifacts(result, workDir, outputDir, declared) {
  * `scripts/run-workflow.sh`, and reports status, commands and output files.
  *
  * @param {any} request `{ workflow_prompt, skill_names, skills?: [{name, root}], work_dir, output_dir, timeout_ms, artifact_project? }`
- * @param {{ runCommand: RunCommand, baseEnv: Record<string, string>, skillsDir?: string }} driver
+ * @param {{ runCommand: RunCommand, baseEnv: Record<string, string>, skillsDir?: string, files?: WorkflowFiles }} driver
  * @returns {Promise<WorkflowResult>}
  */
 export async function executeWorkflow(request, driver) {
@@ -161,8 +210,9 @@ export async function executeWorkflow(request, driver) {
     Number.isFinite(request.timeout_ms) && request.timeout_ms > 0
       ? request.timeout_ms
       : DEFAULT_TIMEOUT_MS;
-  mkdirSync(workDir, { recursive: true });
-  mkdirSync(outputDir, { recursive: true });
+  const files = driver.files ?? plainWorkflowFiles;
+  await files.makeDirectory(workDir);
+  await files.makeDirectory(outputDir);
   /** @type {CommandRecord[]} */
   const commands = [];
   /** @type {WorkflowResult} */
@@ -171,6 +221,7 @@ export async function executeWorkflow(request, driver) {
     executed_skill: null,
     output_files: [],
     artifacts: [],
+    output_files_truncated: false,
     commands,
     selected_skills: selected,
     loaded_skills: skills.map((s) => s.name),
@@ -199,8 +250,8 @@ export async function executeWorkflow(request, driver) {
   const builder = candidates.find(
     (s) =>
       s.name === 'web-artifacts-builder' &&
-      isFile(path.join(s.root, 'scripts', 'init-artifact.sh')) &&
-      isFile(path.join(s.root, 'scripts', 'bundle-artifact.sh')),
+      isSkillFile(path.join(s.root, 'scripts', 'init-artifact.sh')) &&
+      isSkillFile(path.join(s.root, 'scripts', 'bundle-artifact.sh')),
   );
   if (builder && /web-artifacts-builder|artifact|bundle|html|react/.test(prompt.toLowerCase())) {
     const project = projectName(
@@ -209,7 +260,7 @@ export async function executeWorkflow(request, driver) {
         'ksadk-artifact',
     );
     const projectDir = path.join(workDir, project);
-    rmSync(projectDir, { recursive: true, force: true });
+    await files.remove(projectDir);
     const builderEnv = { ...env, KSADK_SKILL_ROOT_DIR: builder.root };
     result.executed_skill = builder.name;
     const init = await driver.runCommand(
@@ -222,7 +273,7 @@ export async function executeWorkflow(request, driver) {
     if (init.exit_code !== 0) {
       result.status = 'failed';
       result.error = init.timed_out ? 'init-artifact.sh timed out' : 'init-artifact.sh failed';
-      return finishArtifacts(result, workDir, outputDir, []);
+      return finishArtifacts(result, files, workDir, outputDir, []);
     }
     const bundle = await driver.runCommand(
       ['bash', path.join(builder.root, 'scripts', 'bundle-artifact.sh')],
@@ -231,18 +282,24 @@ export async function executeWorkflow(request, driver) {
       timeoutMs,
     );
     commands.push(bundle);
-    const html = path.join(projectDir, 'bundle.html');
-    const ok = bundle.exit_code === 0 && isFile(html);
-    if (ok) writeFileSync(path.join(outputDir, 'bundle.html'), readFileSync(html));
+    const ok =
+      bundle.exit_code === 0 &&
+      (await files.copyFile(
+        path.join(projectDir, 'bundle.html'),
+        path.join(outputDir, 'bundle.html'),
+        MAX_BUNDLE_BYTES,
+      ));
     result.status = ok ? 'ok' : 'failed';
     if (!ok)
       result.error = bundle.timed_out
         ? 'bundle-artifact.sh timed out'
-        : 'bundle-artifact.sh did not produce bundle.html';
-    return finishArtifacts(result, workDir, outputDir, []);
+        : `bundle-artifact.sh did not produce bundle.html (a regular file of at most ${MAX_BUNDLE_BYTES} bytes in the project folder)`;
+    return finishArtifacts(result, files, workDir, outputDir, []);
   }
 
-  const runnable = candidates.find((s) => isFile(path.join(s.root, 'scripts', 'run-workflow.sh')));
+  const runnable = candidates.find((s) =>
+    isSkillFile(path.join(s.root, 'scripts', 'run-workflow.sh')),
+  );
   if (!runnable) {
     result.status = 'skipped';
     result.warnings.push(
@@ -267,5 +324,5 @@ export async function executeWorkflow(request, driver) {
     .split('\n')
     .filter((line) => line.startsWith('artifact='))
     .map((line) => line.slice('artifact='.length).trim());
-  return finishArtifacts(result, workDir, outputDir, declared);
+  return finishArtifacts(result, files, workDir, outputDir, declared);
 }

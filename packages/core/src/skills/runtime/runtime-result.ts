@@ -28,6 +28,11 @@ export interface SkillRuntimeResult {
   executed_skill: string | null;
   /** Run-relative handles (`output/report.md`), never host paths. */
   output_files: string[];
+  /**
+   * A bound stopped the listing of the output folder (1,000 files, 10,000 entries, 32 levels or
+   * 5 s): `output_files` holds what was found before it.
+   */
+  output_files_truncated: boolean;
   selected_skills: string[];
   loaded_skills: string[];
   warnings: string[];
@@ -49,6 +54,7 @@ export interface WorkflowReport {
   status: string;
   executed_skill: string | null;
   output_files: string[];
+  output_files_truncated: boolean;
   selected_skills: string[];
   loaded_skills: string[];
   warnings: string[];
@@ -82,6 +88,7 @@ export function readWorkflowReport(value: unknown): WorkflowReport | undefined {
     executed_skill:
       typeof raw['executed_skill'] === 'string' ? raw['executed_skill'].slice(0, 200) : null,
     output_files: strings(raw['output_files']),
+    output_files_truncated: raw['output_files_truncated'] === true,
     selected_skills: strings(raw['selected_skills'], 50),
     loaded_skills: strings(raw['loaded_skills'], 500),
     warnings: strings(raw['warnings'], 100),
@@ -116,6 +123,7 @@ export function noSkillsResult(
     status: 'no_skills',
     executed_skill: null,
     output_files: [],
+    output_files_truncated: false,
     selected_skills: [],
     loaded_skills: [],
     warnings: [...warnings],
@@ -163,6 +171,7 @@ export function skillRuntimeResult(
     status,
     executed_skill: report?.executed_skill ?? null,
     output_files: report?.output_files ?? [],
+    output_files_truncated: report?.output_files_truncated ?? false,
     selected_skills: report?.selected_skills ?? [],
     loaded_skills: report?.loaded_skills ?? [],
     warnings: [...warnings, ...(report?.warnings ?? [])],

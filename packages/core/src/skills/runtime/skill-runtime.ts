@@ -11,6 +11,7 @@ import { localSessionDir } from '../../util/env.js';
 import { reserveDirectory } from '../../util/reserved-dirs.js';
 import { safePathSegment } from '../../util/safe-segment.js';
 import type { Skill } from '../local-skills.js';
+import { createRunFiles } from './run-files.js';
 import { bundledRuntimeAgentPath } from './runtime-agent-path.js';
 import {
   noSkillsResult,
@@ -177,6 +178,7 @@ export function createSkillRuntime(options: SkillRuntimeOptions): SkillRuntime {
       },
       {
         baseEnv: {},
+        files: createRunFiles(root),
         runCommand: async (argv, cwd, env, limit) => {
           const result = await session.run({
             argv,

@@ -1,6 +1,3 @@
-import { constants } from 'node:fs';
-import { type FileHandle, open } from 'node:fs/promises';
-import path from 'node:path';
 import { z } from 'zod';
 import { KsadkError } from '../../errors/ksadk-error.js';
 import { buildSkillManifestInstruction } from '../../skills/manifest-instruction.js';
@@ -8,6 +5,7 @@ import type { LoadedSkill, SkillEntry, SkillLibrary } from '../../skills/skill-l
 import { defineTool } from '../../tool/define-tool.js';
 import type { Tool } from '../../tool/tool.js';
 import { hostLimitResult } from '../../util/filesystem-errors.js';
+import { NoFollowError, readNoFollow } from '../../util/no-follow-files.js';
 import { modelSafeErrorMessage } from '../../util/sanitize-message.js';
 
 const GROUP = 'skill';
@@ -226,37 +224,25 @@ export function createSkillReadTools(
               error_type: 'resource_not_found',
               error_message: `No such file in ${loaded.skill.name}: ${resource.slice(0, 200)}`,
             };
-          const file = path.join(root, ...resource.split('/'));
-          const notFound = {
-            ok: false,
-            error_type: 'resource_not_found',
-            error_message: `${resource.slice(0, 200)} is no longer a regular file of ${loaded.skill.name}`,
-          };
-          let handle: FileHandle;
-          try {
-            // Never through a link swapped in since the listing, never blocking on a FIFO.
-            handle = await open(
-              file,
-              constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
-            );
-          } catch (error) {
-            const code = (error as NodeJS.ErrnoException).code;
-            if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP') return notFound;
-            return hostLimitResult(error, "the skill's files") ?? skillFailure(error);
-          }
           let data: Buffer;
           try {
-            const stat = await handle.stat();
-            if (!stat.isFile()) return notFound;
-            if (stat.size > MAX_SKILL_RESOURCE_BYTES)
+            // No link followed anywhere on the way (a `references/sub` swapped for a link since
+            // the listing is refused like a swapped file), no FIFO blocked on, no growth read.
+            data = await readNoFollow(root, resource, MAX_SKILL_RESOURCE_BYTES);
+          } catch (error) {
+            if (error instanceof NoFollowError && error.reason === 'too_large')
               return {
                 ok: false,
                 error_type: 'resource_too_large',
                 error_message: `the file is larger than ${MAX_SKILL_RESOURCE_BYTES} bytes`,
               };
-            data = await handle.readFile();
-          } finally {
-            await handle.close();
+            if (error instanceof NoFollowError)
+              return {
+                ok: false,
+                error_type: 'resource_not_found',
+                error_message: `${resource.slice(0, 200)} is no longer a regular file of ${loaded.skill.name}`,
+              };
+            return hostLimitResult(error, "the skill's files") ?? skillFailure(error);
           }
           if (data.includes(0))
             return {

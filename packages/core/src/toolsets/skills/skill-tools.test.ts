@@ -214,6 +214,61 @@ describe('skill read tools', () => {
     expect(seen.get('ok:inside') ?? 0, summary).toBeGreaterThan(0);
   });
 
+  it('load_skill_resource racing a swap of its references/sub folder for a link never reads through the link', {
+    timeout: 30_000,
+  }, async () => {
+    const racing = path.join(base, 'racing-folder');
+    const skillDir = path.join(racing, 'folder-swapped');
+    const sub = path.join(skillDir, 'references', 'sub');
+    await mkdir(sub, { recursive: true });
+    await writeFile(
+      path.join(skillDir, 'SKILL.md'),
+      md('folder-swapped', 'A folder that keeps changing.'),
+    );
+    await writeFile(path.join(sub, 'notes.md'), 'inside');
+    // The link's target holds a file of the same name.
+    const elsewhere = path.join(base, 'elsewhere');
+    await mkdir(elsewhere, { recursive: true });
+    await writeFile(path.join(elsewhere, 'notes.md'), 'OUTSIDE THE SKILL');
+    const toolset = await createSkillToolset({
+      env: env({ KSADK_LOCAL_SKILLS_DIR: racing }),
+      service: false,
+      runtime: false,
+    });
+    const gateway = createToolGateway({ env: {} });
+    const seen = new Map<string, number>();
+    let stop = false;
+    const aside = path.join(skillDir, 'references', 'sub.aside');
+    const swapper = (async () => {
+      while (!stop) {
+        await rename(sub, aside);
+        await symlink(elsewhere, sub);
+        await new Promise((resolve) => setImmediate(resolve));
+        await rm(sub);
+        await rename(aside, sub);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+    const started = Date.now();
+    while (Date.now() - started < 2_000) {
+      const result = await gateway.invoke(byName(toolset.tools, 'load_skill_resource'), {
+        skill_name: 'folder-swapped',
+        path: 'references/sub/notes.md',
+      });
+      const key = result.ok ? `ok:${String(result['content'])}` : String(result['error_type']);
+      seen.set(key, (seen.get(key) ?? 0) + 1);
+    }
+    stop = true;
+    await swapper;
+    const summary = JSON.stringify(Object.fromEntries(seen));
+    expect(
+      [...seen.keys()].every((key) => key === 'ok:inside' || key === 'resource_not_found'),
+      summary,
+    ).toBe(true);
+    expect(seen.get('ok:inside') ?? 0, summary).toBeGreaterThan(0);
+    expect(seen.get('resource_not_found') ?? 0, summary).toBeGreaterThan(0);
+  });
+
   it('lists only configured spaces and refuses any other space id', async () => {
     const toolset = await createSkillToolset({ env: remoteEnv(), runtime: false });
     const gateway = createToolGateway({ env: {} });
