@@ -118,6 +118,24 @@ describe.each(strategies)('root files (procFd: %s)', (procFd) => {
     expect(await listRootFiles(root, '.', { procFd })).toEqual(['in/real.txt']);
   });
 
+  it('a write replaces a hard link a command left at the name, never writing through it', async () => {
+    const { link } = await import('node:fs/promises');
+    await link(path.join(outside, 'secret.txt'), path.join(root, 'hard.txt'));
+    await writeRootFile(root, 'hard.txt', 'mine', { procFd });
+    expect(await readFile(path.join(outside, 'secret.txt'), 'utf8')).toBe('outside secret');
+    expect(await readFile(path.join(root, 'hard.txt'), 'utf8')).toBe('mine');
+  });
+
+  it('a listing stops in a tree of empty folders, not only at maxEntries files', async () => {
+    for (let i = 0; i < 300; i += 1)
+      await mkdir(path.join(root, 'many', `d${String(i).padStart(3, '0')}`), { recursive: true });
+    await mkdir(path.join(root, 'many', 'zz'));
+    await writeFile(path.join(root, 'many', 'zz', 'last.txt'), 'x');
+    expect(await listRootFiles(root, 'many', { procFd })).toEqual(['many/zz/last.txt']);
+    // Ten times maxEntries entries are looked at, at most: the file past 300 folders is not reached.
+    expect(await listRootFiles(root, 'many', { procFd, maxEntries: 10 })).toEqual([]);
+  });
+
   it('refuses a FIFO planted where a file is expected, without blocking', async () => {
     execFileSync('mkfifo', [path.join(root, 'pipe')]);
     expect(await reason(readRootFile(root, 'pipe', { procFd }))).toBe('invalid_path');

@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { type FileHandle, open, readdir } from 'node:fs/promises';
+import { type FileHandle, lstat, open, readdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { KsadkError } from '../errors/ksadk-error.js';
 import { echoValue } from '../util/sanitize-message.js';
@@ -16,13 +16,12 @@ export interface RootFileOptions {
   procFd?: boolean;
 }
 
-const WRITE_FLAGS =
-  constants.O_WRONLY |
-  constants.O_CREAT |
-  constants.O_TRUNC |
-  constants.O_NOFOLLOW |
-  constants.O_NONBLOCK |
-  constants.O_NOCTTY;
+const OPEN_WRITE_FLAGS =
+  constants.O_WRONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY;
+// A regular file a command left at the name (perhaps a hard link to another file) is removed and
+// the file created afresh, never written through; a link or a FIFO there is refused.
+const CREATE_FLAGS = OPEN_WRITE_FLAGS | constants.O_CREAT | constants.O_EXCL;
+const OVER_FLAGS = OPEN_WRITE_FLAGS | constants.O_TRUNC;
 // A FIFO or device planted by a command must not block or grab a terminal.
 const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY;
 
@@ -81,7 +80,12 @@ export async function writeRootFile(
   const { dir, name, shown } = splitFilePath(input);
   try {
     await withDirectory(root, dir, { ...options, create: true }, async (opened) => {
-      const handle = await open(opened.entry(name), WRITE_FLAGS, 0o644).catch((error) => {
+      const existing = await lstat(opened.entry(name)).catch(() => undefined);
+      if (existing?.isFile()) await unlink(opened.entry(name));
+      const flags = existing && !existing.isFile() ? OVER_FLAGS : CREATE_FLAGS;
+      const handle = await open(opened.entry(name), flags, 0o644).catch((error) => {
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+          throw sandboxPathError('invalid_path', 'the name was taken while writing', shown);
         if ((error as NodeJS.ErrnoException).code === 'ELOOP') {
           throw sandboxPathError(
             'path_outside_sandbox',
@@ -154,7 +158,9 @@ export async function readRootFile(
 
 /**
  * Regular files under a directory of `root`, recursively, as root-relative paths, sorted.
- * Symlinks are not followed (nor listed); at most `maxEntries` paths are collected.
+ * Symlinks are not followed (nor listed); at most `maxEntries` paths are collected, and at most
+ * ten times as many entries (folders included) are looked at, so a tree of empty folders ends
+ * the walk too.
  */
 export async function listRootFiles(
   root: string,
@@ -165,12 +171,14 @@ export async function listRootFiles(
   const maxEntries = options.maxEntries ?? DEFAULT_MAX_LIST_ENTRIES;
   const files: string[] = [];
   const pending = [start];
+  let visitable = maxEntries * 10;
   try {
-    while (pending.length > 0 && files.length < maxEntries) {
+    while (pending.length > 0 && files.length < maxEntries && visitable > 0) {
       const relative = pending.shift()!;
       const entries = await withDirectory(root, relative, options, (dir) =>
         readdir(dir.self, { withFileTypes: true }),
       );
+      visitable -= entries.length;
       for (const entry of entries) {
         const child = relative === '.' ? entry.name : `${relative}/${entry.name}`;
         if (entry.isDirectory()) pending.push(child);
