@@ -3,9 +3,10 @@ import path from 'node:path';
 import type { InvocationContext } from '../context/invocation-context.js';
 import { checkOptions } from '../errors/check-options.js';
 import { KsadkError } from '../errors/ksadk-error.js';
-import { intFromEnv, localSessionDir } from '../util/env.js';
+import { intFromEnv } from '../util/env.js';
+import { defaultResultDir } from '../util/private-dirs.js';
 import { redactSecrets } from '../util/redact.js';
-import { registerHostPath } from '../util/sanitize-message.js';
+import { reserveDirectory } from '../util/reserved-dirs.js';
 import {
   DEFAULT_RESULT_RETENTION,
   persistToStore,
@@ -117,9 +118,11 @@ export function resolveResultBudget(
     positive(options.persistThresholdChars, 'persistThresholdChars') ?? maxChars,
     intFromEnv(RESULT_BUDGET_ENV.persistThresholdChars, env),
   )!;
-  const configured = options.persistDir ?? env[RESULT_BUDGET_ENV.persistDir]?.trim();
-  const persistDir = path.resolve(configured || path.join(localSessionDir(env), 'tool-results'));
-  registerHostPath(persistDir);
+  const fromEnv = defaultResultDir(env);
+  const configured = options.persistDir !== undefined || fromEnv.configured;
+  const persistDir = path.resolve(options.persistDir ?? fromEnv.dir);
+  // Reserved now, not on the first save: a fresh process must not show other accounts' results.
+  reserveDirectory(persistDir);
   const retention: ResultRetention = Object.freeze({
     maxFilesPerSession:
       positive(options.retention?.maxFilesPerSession, 'retention.maxFilesPerSession') ??
@@ -136,7 +139,7 @@ export function resolveResultBudget(
     previewChars,
     persistThresholdChars,
     persistDir,
-    persistDirConfigured: Boolean(configured),
+    persistDirConfigured: configured,
     maxPersistBytes: positive(options.maxPersistBytes, 'maxPersistBytes') ?? 10 * 1024 * 1024,
     retention,
   });

@@ -6,10 +6,10 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { createToolGateway } from '../gateway/create-tool-gateway.js';
 import type { ToolResult } from '../gateway/results.js';
 import type { Tool } from '../tool/tool.js';
+import { trackedTrees } from '../util/process-tree.js';
 import { loadMcpToolsets } from './load-mcp-toolsets.js';
 import { type McpStdioServerConfig, parseMcpServerConfigs } from './mcp-config.js';
 import { createMcpToolset, type McpToolset } from './mcp-toolset.js';
-import { trackedProcessGroups } from './process-groups.js';
 import { createStdioConnection } from './stdio-connection.js';
 
 const FIXTURES = fileURLToPath(new URL('./test-fixtures/', import.meta.url));
@@ -126,8 +126,11 @@ describe('a stdio MCP server', () => {
       'crash',
       'echo',
       'endless_line',
+      'environ_search',
       'flood_stderr',
       'slow',
+      'spawn_daemon',
+      'spawn_setsid_sleeper',
       'spawn_sleeper',
       'whoami',
     ]);
@@ -156,8 +159,16 @@ describe('a stdio MCP server', () => {
     const result = await call(tools, 'whoami');
     const env = (JSON.parse(result.text!) as { env: Record<string, string> }).env;
     expect(Object.keys(env).sort()).toEqual(
-      ['GREETING', 'PATH', 'SERVICE_API_KEY', ...(process.env['HOME'] ? ['HOME'] : [])].sort(),
+      [
+        'GREETING',
+        'PATH',
+        'SERVICE_API_KEY',
+        // The tree's marker: how what the server starts is found when it stops.
+        'KSADK_PROCESS_TREE',
+        ...(process.env['HOME'] ? ['HOME'] : []),
+      ].sort(),
     );
+    expect(env['KSADK_PROCESS_TREE']).toMatch(/^[0-9a-f]{24}$/);
     expect(env['GREETING']).toBe('hello-from-entry');
     expect(env['PATH']).toBe(process.env['PATH']);
     // The entry's secret-looking values are registered: echoed back, they reach no one.
@@ -242,7 +253,7 @@ describe('a stdio MCP server', () => {
   });
 
   it('never answering initialize: listing fails within the timeout with a clear error, and no process is left', async () => {
-    const groups = trackedProcessGroups();
+    const groups = trackedTrees();
     const toolset = stdioToolset({ name: 'silent', timeout_ms: 500 }, SILENT);
     const started = performance.now();
     await expect(toolset.tools()).rejects.toThrowError(
@@ -260,7 +271,7 @@ describe('a stdio MCP server', () => {
       crashes: 1,
       lastExit: { pid, requested: true, reason: 'it did not complete initialisation' },
     });
-    expect(trackedProcessGroups()).toBe(groups);
+    expect(trackedTrees()).toBe(groups);
     // Through the loader: reported and skipped.
     const loaded = await loadMcpToolsets([
       { name: 'silent', command: process.execPath, args: [SILENT], timeoutMs: 300 },
@@ -269,7 +280,7 @@ describe('a stdio MCP server', () => {
       'MCP server silent is unavailable: it did not answer initialize within 300 ms',
     ]);
     expect(loaded.toolsets).toEqual([]);
-    expect(trackedProcessGroups()).toBe(groups);
+    expect(trackedTrees()).toBe(groups);
   });
 
   it('a program that does not exist is reported, not thrown at the model', async () => {
@@ -343,7 +354,7 @@ describe('a stdio MCP server', () => {
 
   it('close() stops the server and the grandchild it started (stdin end, then SIGTERM to the group), and unhooks from exit', async () => {
     const listeners = process.listenerCount('exit');
-    const groups = trackedProcessGroups();
+    const groups = trackedTrees();
     const toolset = stdioToolset();
     await toolset.close(); // before anything started: nothing to do
     const tools = await toolset.tools();
@@ -361,10 +372,44 @@ describe('a stdio MCP server', () => {
     expect(closeMs).toBeGreaterThanOrEqual(1900);
     expect(closeMs).toBeLessThan(4000);
     expect(toolset.diagnostics()).toMatchObject({ pid: undefined, crashes: 0 });
-    expect(trackedProcessGroups()).toBe(groups);
+    expect(trackedTrees()).toBe(groups);
     expect(process.listenerCount('exit')).toBe(listeners);
     // Used again, it starts a new server.
     expect(await serverPid(tools)).not.toBe(server);
+  });
+
+  it('close() also stops a setsid grandchild and a double-forked daemon, which left the process group', {
+    timeout: 20_000,
+  }, async () => {
+    const toolset = stdioToolset();
+    const tools = await toolset.tools();
+    const server = await serverPid(tools);
+    const setsid = Number((await call(tools, 'spawn_setsid_sleeper')).text);
+    const daemon = Number((await call(tools, 'spawn_daemon')).text);
+    for (const pid of [setsid, daemon]) seen.add(pid);
+    expect(alive(setsid) && alive(daemon)).toBe(true);
+    // Neither is in the server's group: a group kill alone leaves them running.
+    const group = (pid: number) => {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+    };
+    expect(group(setsid)).not.toBe(server);
+    expect(group(daemon)).not.toBe(server);
+    await toolset.close();
+    expect(alive(server)).toBe(false);
+    expect(await until(() => !alive(setsid) && !alive(daemon), 3000)).toBe(true);
+  });
+
+  it('a server that exits on its own takes its setsid grandchild with it', {
+    timeout: 20_000,
+  }, async () => {
+    const toolset = stdioToolset();
+    const tools = await toolset.tools();
+    await serverPid(tools);
+    const setsid = Number((await call(tools, 'spawn_setsid_sleeper')).text);
+    seen.add(setsid);
+    expect(await call(tools, 'crash')).toMatchObject({ ok: false });
+    expect(await until(() => !alive(setsid), 3000)).toBe(true);
   });
 
   it('a well-behaved server exits on end of input: close() is quick', async () => {

@@ -2,8 +2,15 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import {
+  killTree,
+  markedEnvironment,
+  newTreeMarker,
+  signalGroup,
+  trackTree,
+  untrackTree,
+} from '../util/process-tree.js';
 import { LineSplitter } from './json-lines.js';
-import { signalProcessGroup, trackProcessGroup, untrackProcessGroup } from './process-groups.js';
 import type { StderrTail } from './stderr-tail.js';
 
 /** After the server exits, how long its last buffered messages may take to arrive. */
@@ -56,6 +63,8 @@ export class ProcessGroupStdioTransport implements Transport {
 
   readonly #options: ProcessGroupStdioOptions;
   readonly #lines: LineSplitter;
+  /** In the server's environment, inherited by all it starts: found and killed when it ends. */
+  readonly #marker = newTreeMarker();
   #child: ChildProcessWithoutNullStreams | undefined;
   #startedAt = 0;
   #requested = false;
@@ -109,7 +118,7 @@ export class ProcessGroupStdioTransport implements Transport {
       try {
         child = spawn(options.command, [...options.args], {
           cwd: options.cwd,
-          env: { ...options.env },
+          env: markedEnvironment(options.env, this.#marker),
           stdio: ['pipe', 'pipe', 'pipe'],
           shell: false,
           // A new session and process group (pgid = pid) on POSIX: signals reach the children.
@@ -124,7 +133,7 @@ export class ProcessGroupStdioTransport implements Transport {
       this.#child = child;
       this.#startedAt = performance.now();
       child.once('spawn', () => {
-        if (child.pid !== undefined) trackProcessGroup(child.pid);
+        if (child.pid !== undefined) trackTree(child.pid, this.#marker);
         // Idle servers must not keep the host alive; requests in flight keep it alive with their
         // timers, and the exit hook stops whatever is left when the host exits.
         child.unref();
@@ -179,10 +188,11 @@ export class ProcessGroupStdioTransport implements Transport {
     const child = this.#child!;
     const pid = child.pid;
     if (pid !== undefined) {
-      // Whatever the server left behind in its group goes with it. Its pid cannot have been
-      // reused yet: the group still exists while any member lives.
-      signalProcessGroup(pid, 'SIGKILL');
-      untrackProcessGroup(pid);
+      // Whatever the server left behind goes with it: its group at once, then (once /proc has
+      // been read) anything that left the group but carries its marker (`setsid`, a daemon).
+      signalGroup(pid, 'SIGKILL');
+      untrackTree(pid);
+      void killTree(pid, this.#marker, { leaderExited: true });
     }
     this.#options.onExit?.({
       pid,
@@ -247,7 +257,7 @@ export class ProcessGroupStdioTransport implements Transport {
     this.#requested = true;
     this.#reason ??= reason;
     const pid = this.#child?.pid;
-    if (pid !== undefined && !this.#exited) signalProcessGroup(pid, 'SIGKILL');
+    if (pid !== undefined && !this.#exited) signalGroup(pid, 'SIGKILL');
   }
 
   /**
@@ -271,16 +281,16 @@ export class ProcessGroupStdioTransport implements Transport {
     if (!this.#exited && pid !== undefined) {
       child.stdin.end();
       if (!(await this.#exitedWithin(this.#options.graceMs))) {
-        signalProcessGroup(pid, 'SIGTERM');
+        signalGroup(pid, 'SIGTERM');
         if (!(await this.#exitedWithin(this.#options.graceMs))) {
-          signalProcessGroup(pid, 'SIGKILL');
+          signalGroup(pid, 'SIGKILL');
           await this.#exitedWithin(KILL_WAIT_MS);
         }
       }
     }
     // A process stuck beyond SIGKILL (uninterruptible I/O) must not hold close() forever.
     if (!this.#exited) {
-      if (pid !== undefined) untrackProcessGroup(pid);
+      if (pid !== undefined) untrackTree(pid);
       this.#end();
     }
     await this.#done;

@@ -199,7 +199,18 @@ describe('bubblewrap backend', () => {
         .trim()
         .split('\n')
         .map((line) => line.split('=')[0]);
-      const allowed = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'SESSION_VAR', 'COMMAND_VAR', 'PWD'];
+      const allowed = [
+        'PATH',
+        'HOME',
+        'LANG',
+        'LC_ALL',
+        'TZ',
+        'SESSION_VAR',
+        'COMMAND_VAR',
+        'PWD',
+        // The command tree's marker (a random id).
+        'KSADK_PROCESS_TREE',
+      ];
       expect(names.filter((name) => !allowed.includes(name!))).toEqual([]);
       expect(names).toEqual(expect.arrayContaining(['PATH', 'HOME', 'SESSION_VAR', 'COMMAND_VAR']));
     } finally {

@@ -1,11 +1,10 @@
 import path from 'node:path';
-import type * as IpAddr from 'ipaddr.js';
 import type * as ShellQuote from 'shell-quote';
 import type { ParseEntry } from 'shell-quote';
+import { isCloudMetadataAddress, isCloudMetadataName } from '../util/cloud-metadata.js';
 import { lazyRequire } from '../util/lazy-require.js';
 
 // Loaded on the first command screened: the catalogue that binds the sandbox tools stays cheap.
-const ipaddrModule = lazyRequire<typeof IpAddr>('ipaddr.js');
 const shellQuote = lazyRequire<typeof ShellQuote>('shell-quote');
 
 /**
@@ -74,15 +73,6 @@ const GIT_VALUE_OPTIONS = new Set([
   '--config-env',
   '--exec-path',
 ]);
-const METADATA_NAMES = new Set([
-  'metadata.google.internal',
-  'metadata.goog',
-  'metadata',
-  'instance-data',
-  'instance-data.ec2.internal',
-  'metadata.azure.internal',
-  'metadata.tencentyun.com',
-]);
 
 const reject = (
   error_type: 'command_required' | 'invalid_command' | 'command_rejected',
@@ -131,29 +121,16 @@ function normalise(command: string): string | undefined {
   return quote === undefined ? out : undefined;
 }
 
-/** Whether an IPv4 address is a cloud metadata address (link-local, Alibaba's 100.100.100.200). */
-function metadataIPv4(address: IpAddr.IPv4): boolean {
-  return address.range() === 'linkLocal' || address.toString() === '100.100.100.200';
-}
-
-/** Whether `host` (a name, an IPv4 in any form a URL accepts, or an IPv6) names a metadata service. */
+/**
+ * Whether `host` (a name, an IPv4 in any form a URL accepts, or an IPv6 in any spelling) names a
+ * metadata service; every IPv4 link-local address counts.
+ */
 export function isMetadataHost(host: string): boolean {
-  const ipaddr = ipaddrModule();
   const name = host.trim().toLowerCase().replace(/\.$/, '');
   if (!name) return false;
-  if (METADATA_NAMES.has(name)) return true;
+  if (isCloudMetadataName(name)) return true;
   const bare = name.startsWith('[') && name.endsWith(']') ? name.slice(1, -1) : name;
-  if (bare.includes(':')) {
-    if (!ipaddr.IPv6.isValid(bare)) return false;
-    const v6 = ipaddr.IPv6.parse(bare);
-    if (v6.isIPv4MappedAddress()) return metadataIPv4(v6.toIPv4Address());
-    // NAT64 (64:ff9b::/96) carries an IPv4 address in its last 32 bits.
-    if (v6.match(ipaddr.IPv6.parseCIDR('64:ff9b::/96'))) {
-      const [, , , , , , high, low] = v6.parts as number[];
-      return metadataIPv4(new ipaddr.IPv4([high! >> 8, high! & 255, low! >> 8, low! & 255]));
-    }
-    return v6.toNormalizedString() === ipaddr.IPv6.parse('fd00:ec2::254').toNormalizedString();
-  }
+  if (bare.includes(':')) return isCloudMetadataAddress(bare, { anyLinkLocal: true });
   // Decimal, hex, octal and short forms (all with a digit): the URL parser normalises them as a
   // browser or curl would.
   if (!/^[0-9a-fx.]+$/.test(bare) || !/\d/.test(bare)) return false;
@@ -163,9 +140,7 @@ export function isMetadataHost(host: string): boolean {
   } catch {
     return false;
   }
-  return ipaddr.IPv4.isValidFourPartDecimal(normalised)
-    ? metadataIPv4(ipaddr.IPv4.parse(normalised))
-    : false;
+  return isCloudMetadataAddress(normalised, { anyLinkLocal: true });
 }
 
 /** Host-like pieces of an argument: URLs, `user@host:port`, bracketed IPv6, bare addresses. */

@@ -92,6 +92,8 @@ describe('local_process backend', () => {
         'SESSION_VAR',
         'COMMAND_VAR',
         'BOTH',
+        // The command tree's marker (a random id): how what it starts is found when it ends.
+        'KSADK_PROCESS_TREE',
       ];
       expect(Object.keys(seen).every((name) => allowed.includes(name))).toBe(true);
       expect(seen).toMatchObject({
@@ -124,7 +126,7 @@ describe('local_process backend', () => {
         .trim()
         .split('\n')
         .map((line) => line.split('=')[0]);
-      expect(names.sort()).toEqual(['HOME', 'PASSED', 'PATH']);
+      expect(names.sort()).toEqual(['HOME', 'KSADK_PROCESS_TREE', 'PASSED', 'PATH']);
     } finally {
       await local.kill();
     }

@@ -1,6 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import {
+  killTree,
+  markedEnvironment,
+  newTreeMarker,
+  trackTree,
+  untrackTree,
+} from '../util/process-tree.js';
 import { OutputTail } from './output-tail.js';
-import { killGroup, killTree, trackGroup, untrackGroup } from './process-tree.js';
 
 /** After the direct child exits, how long buffered output may take to drain. */
 const DRAIN_GRACE_MS = 200;
@@ -70,10 +76,11 @@ export function runProcessGroup(spec: GroupRunSpec): GroupRun {
     return { done: Promise.resolve(outcome({ stopped: 'aborted' })), stop: () => undefined };
   }
   let child: ChildProcess;
+  const marker = newTreeMarker();
   try {
     child = spawn(spec.file, spec.args, {
       cwd: spec.cwd,
-      env: spec.env,
+      env: markedEnvironment(spec.env, marker),
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
       windowsHide: true,
@@ -86,7 +93,7 @@ export function runProcessGroup(spec: GroupRunSpec): GroupRun {
     };
   }
   const pid = child.pid;
-  if (pid !== undefined) trackGroup(pid);
+  if (pid !== undefined) trackTree(pid, marker);
   let stopped: StopReason | null = null;
   let exited = false;
   let exitCode: number | null = null;
@@ -107,7 +114,7 @@ export function runProcessGroup(spec: GroupRunSpec): GroupRun {
     finished = true;
     for (const timer of timers) clearTimeout(timer);
     spec.signal?.removeEventListener('abort', onAbort);
-    if (pid !== undefined) untrackGroup(pid);
+    if (pid !== undefined) untrackTree(pid);
     child.stdout?.destroy();
     child.stderr?.destroy();
     resolveDone(
@@ -122,7 +129,7 @@ export function runProcessGroup(spec: GroupRunSpec): GroupRun {
   const stop = (reason: StopReason): void => {
     if (finished || exited || pid === undefined) return;
     stopped ??= reason;
-    void killTree(pid);
+    void killTree(pid, marker);
     // A child stuck beyond SIGKILL (uninterruptible I/O) must not hold the run forever.
     later(KILL_GRACE_MS, finish);
   };
@@ -150,9 +157,9 @@ export function runProcessGroup(spec: GroupRunSpec): GroupRun {
     exited = true;
     exitCode = code;
     exitSignal = signal;
-    // The group outlives its leader only through background processes: they go too. This runs
-    // right after the child was reaped, while its id cannot have been reused as a group id.
-    if (pid !== undefined) killGroup(pid);
+    // What the program left running goes with it: its group, and whatever left the group
+    // (`setsid`, a double fork) but still carries the tree's marker.
+    if (pid !== undefined) void killTree(pid, marker, { leaderExited: true });
     if (openStreams === 0) finish();
     else later(DRAIN_GRACE_MS, finish);
   });

@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, realpath, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { KsadkError } from '../errors/ksadk-error.js';
+import { SANDBOX_ROOT_PREFIX } from '../util/private-dirs.js';
 
 /** A local session's root directory. */
 export interface SessionRoot {
@@ -38,7 +39,7 @@ function trackOwnedRoot(root: string): void {
  */
 export async function prepareSessionRoot(hostRoot: string | undefined): Promise<SessionRoot> {
   if (hostRoot === undefined) {
-    const created = await realpath(await mkdtemp(path.join(tmpdir(), 'ksadk-sandbox-')));
+    const created = await realpath(await mkdtemp(path.join(tmpdir(), SANDBOX_ROOT_PREFIX)));
     trackOwnedRoot(created);
     return { path: created, owned: true };
   }

@@ -13,6 +13,7 @@ export {
   type SkillToolsetOptions,
   skillsSlotFromEnv,
 } from '../toolsets/skills/index.js';
+export { defaultSkillCacheDir } from '../util/private-dirs.js';
 export {
   type LocalSkillsLoad,
   loadLocalSkills,
@@ -23,7 +24,6 @@ export {
 export { buildSkillManifestInstruction, type ManifestSkill } from './manifest-instruction.js';
 export {
   createSkillPackageStore,
-  defaultSkillCacheDir,
   type SkillPackage,
   type SkillPackageStore,
   type SkillPackageStoreOptions,

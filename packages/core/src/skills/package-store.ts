@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { lstat, mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
+import { defaultSkillCacheDir } from '../util/private-dirs.js';
 import { reserveDirectory } from '../util/reserved-dirs.js';
 import { loadSkillDirectory, type Skill } from './local-skills.js';
 import { type SkillRef, skillCacheKey } from './skill-ref.js';
@@ -61,14 +61,6 @@ interface Manifest {
 const MANIFEST = 'manifest.json';
 const ARCHIVE = 'archive.zip';
 const EXTRACTED = 'extracted';
-
-/** The default cache: per-user under the OS temp dir, so another local user cannot plant entries. */
-export function defaultSkillCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  const explicit = env['KSADK_SKILL_CACHE_DIR']?.trim();
-  if (explicit) return path.resolve(explicit);
-  const uid = typeof process.getuid === 'function' ? process.getuid() : 'user';
-  return path.join(os.tmpdir(), `ksadk-skill-cache-${uid}`);
-}
 
 async function sha256File(file: string): Promise<string> {
   const hash = createHash('sha256');

@@ -3,6 +3,8 @@ import path from 'node:path';
 import { registerHostPath } from './sanitize-message.js';
 
 const reserved = new Set<string>();
+/** Reserved paths whose real path is reserved too. */
+const withRealPath = new Set<string>();
 
 /**
  * Reserves a directory the library keeps private state in (the result store, a memory folder, a
@@ -16,6 +18,8 @@ const reserved = new Set<string>();
  */
 export function reserveDirectory(dir: string): void {
   const resolved = path.resolve(dir);
+  // Reserved already, real path included: nothing to look up again.
+  if (withRealPath.has(resolved)) return;
   reserved.add(resolved);
   // Private state's location is never told to a model either.
   registerHostPath(resolved);
@@ -23,16 +27,46 @@ export function reserveDirectory(dir: string): void {
     const real = realpathSync(resolved);
     reserved.add(real);
     registerHostPath(real);
+    withRealPath.add(resolved);
   } catch {
     // Not there yet: its resolved path stands for it until it is reserved again once created.
   }
 }
 
+/** Folders whose entries are reserved when their name matches a pattern: folder → patterns. */
+const reservedNames = new Map<string, RegExp[]>();
+
+/**
+ * Reserves every entry of `dir` whose name matches `pattern` (private sandbox roots under the
+ * temporary folder, made one per session), without remembering each one.
+ */
+export function reserveNamePattern(dir: string, pattern: RegExp): void {
+  const folders = [path.resolve(dir)];
+  try {
+    folders.push(realpathSync(folders[0]!));
+  } catch {
+    // Not there (yet).
+  }
+  for (const folder of folders) {
+    const patterns = reservedNames.get(folder) ?? [];
+    if (!patterns.some((known) => known.source === pattern.source)) patterns.push(pattern);
+    reservedNames.set(folder, patterns);
+  }
+}
+
+function matchesReservedName(absolute: string): boolean {
+  for (const [folder, patterns] of reservedNames) {
+    if (!absolute.startsWith(folder + path.sep)) continue;
+    const name = absolute.slice(folder.length + 1).split(path.sep, 1)[0]!;
+    if (patterns.some((pattern) => pattern.test(name))) return true;
+  }
+  return false;
+}
+
 /** Whether `absolute` (a real path) is a reserved directory or inside one. */
 export function isReserved(absolute: string): boolean {
-  if (reserved.size === 0) return false;
   for (const dir of reserved) {
     if (absolute === dir || absolute.startsWith(dir + path.sep)) return true;
   }
-  return false;
+  return reservedNames.size > 0 && matchesReservedName(absolute);
 }

@@ -113,6 +113,32 @@ describe('fetchPage: resolve once, check, pin', () => {
     expect(server.requests.map((request) => request.url)).toEqual(['/start']);
   });
 
+  it('a custom resolver answering a metadata address in another spelling is refused under an allow-all policy', async () => {
+    const wide = createSsrfPolicy({ allowedHosts: ['*'], allowedCidrs: ['fd00::/8'] });
+    for (const spelling of ['FD00:EC2::254', 'fd00:ec2:0::254', 'fd00:ec2::254%lo']) {
+      const connections: string[][] = [];
+      const page = await within(
+        10_000,
+        fetchPage(
+          'http://api.internal.test/latest/meta-data/',
+          {
+            resolver: scriptedResolver([spelling]),
+            policy: wide,
+            dispatcherFor: (addresses) => {
+              connections.push(addresses.map((entry) => entry.address));
+              const mock = new MockAgent();
+              mock.disableNetConnect();
+              return mock;
+            },
+          },
+          limits,
+        ),
+      );
+      expect(page, spelling).toMatchObject({ ok: false, error_type: 'blocked_by_ssrf_policy' });
+      expect(connections, spelling).toEqual([]);
+    }
+  });
+
   it('reports a resolver failure or an empty answer as dns_resolution_failed', async () => {
     const failing: WebResolver = async () => {
       throw Object.assign(new Error('getaddrinfo ENOTFOUND nowhere.test'), { code: 'ENOTFOUND' });

@@ -64,6 +64,36 @@ describe('SSRF policy', () => {
     expect(checkAddresses('metadata.google.internal', ['169.254.169.254'], exact)).toBeUndefined();
   });
 
+  it('a metadata address in any spelling a custom resolver answers is refused before any allowlist', () => {
+    const wide = createSsrfPolicy({ allowedHosts: ['*'], allowedCidrs: ['fd00::/8', '0.0.0.0/0'] });
+    const spellings = [
+      'FD00:EC2::254',
+      'fd00:ec2:0::254',
+      'fd00:ec2:0:0:0:0:0:254',
+      'fd00:ec2::254%lo',
+      'fd00:0ec2::0254',
+      '[fd00:ec2::254]',
+      '::ffff:169.254.169.254',
+      '::FFFF:A9FE:A9FE',
+      '64:ff9b::a9fe:a9fe',
+      '2002:a9fe:a9fe::1',
+      '169.254.170.2',
+      '100.100.100.200',
+    ];
+    for (const address of spellings) {
+      const refusal = checkAddresses('api.example', [address], wide);
+      expect(refusal?.reason, address).toBe(
+        'blocked: api.example resolves to a cloud metadata address',
+      );
+      // Also when the host is listed by wildcard or suffix: only an exact entry reaches metadata.
+      const suffix = createSsrfPolicy({ allowedHosts: ['*.example'] });
+      expect(checkAddresses('api.example', [address], suffix), address).toBeDefined();
+    }
+    // An exact entry still reaches it, in whatever spelling the resolver answers.
+    const exact = createSsrfPolicy({ allowedHosts: ['fd00:ec2::254'] });
+    expect(checkAddresses('fd00:ec2::254', ['fd00:ec2:0::254'], exact)).toBeUndefined();
+  });
+
   it('parses the JSON form and reports what is wrong, failing closed', () => {
     const good = parseSsrfPolicyJson('{"allowed_hosts":["127.0.0.1","internal.example"]}');
     expect(good.problems).toEqual([]);

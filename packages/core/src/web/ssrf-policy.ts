@@ -6,6 +6,7 @@ import { lazyRequire } from '../util/lazy-require.js';
 const ipaddrLib = lazyRequire<typeof ipaddr>('ipaddr.js');
 
 import { KsadkError } from '../errors/ksadk-error.js';
+import { isCloudMetadataAddress, isCloudMetadataName } from '../util/cloud-metadata.js';
 import { classifyAddress } from './address-class.js';
 
 /**
@@ -43,23 +44,6 @@ export interface ParsedSsrfPolicy {
   readonly policy: WebSsrfPolicy;
   readonly problems: string[];
 }
-
-/** Hostnames of cloud metadata services: refused unless listed exactly. */
-const METADATA_HOSTS = new Set([
-  'metadata',
-  'metadata.google.internal',
-  'metadata.goog',
-  'instance-data',
-  'instance-data.ec2.internal',
-  'metadata.tencentyun.com',
-]);
-/** Addresses of cloud metadata services (AWS/GCP/Azure/OCI, ECS tasks, AWS IPv6, Alibaba). */
-const METADATA_ADDRESSES = new Set([
-  '169.254.169.254',
-  '169.254.170.2',
-  'fd00:ec2::254',
-  '100.100.100.200',
-]);
 
 /** The legacy switch's warning. */
 export const ALLOW_PRIVATE_WARNING =
@@ -199,11 +183,9 @@ export function parseSsrfPolicyJson(
   return { policy, problems };
 }
 
-/** Whether `host` is a cloud metadata name or address. */
+/** Whether `host` is a cloud metadata name or address (as a parsed address, any spelling). */
 function isMetadataTarget(host: string): boolean {
-  if (METADATA_HOSTS.has(host) || METADATA_ADDRESSES.has(host)) return true;
-  const embedded = classifyAddress(host).embedded;
-  return embedded !== undefined && METADATA_ADDRESSES.has(embedded);
+  return isCloudMetadataName(host) || isCloudMetadataAddress(host);
 }
 
 /** Why a target was refused, or nothing when it may be fetched. */
@@ -241,7 +223,8 @@ export function checkAddresses(
     const verdict = classifyAddress(address);
     if (verdict.range === 'invalid') return { reason: `not an IP address: ${address}` };
     if (isMetadataTarget(address)) {
-      if (policy.exactHosts.has(address) || policy.exactHosts.has(host)) continue;
+      const spelled = normalizeHost(address.split('%', 1)[0]!) ?? address;
+      if (policy.exactHosts.has(spelled) || policy.exactHosts.has(host)) continue;
       return {
         reason: literal
           ? `blocked cloud metadata address: ${address}`

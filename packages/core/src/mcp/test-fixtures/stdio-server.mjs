@@ -72,5 +72,59 @@ server.registerTool(
   },
 );
 
+server.registerTool(
+  'spawn_setsid_sleeper',
+  { description: 'Starts a grandchild in a session of its own (it leaves our process group).' },
+  () => {
+    const sleeper = spawn('setsid', ['sleep', '1000'], { stdio: 'ignore' });
+    return text(String(sleeper.pid));
+  },
+);
+server.registerTool(
+  'spawn_daemon',
+  { description: 'Starts a daemon the classic way: a double fork and setsid, reparented to init.' },
+  () =>
+    new Promise((resolve) => {
+      const shell = spawn('sh', ['-c', 'setsid sleep 1000 >/dev/null 2>&1 </dev/null & echo $!'], {
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
+      let out = '';
+      shell.stdout.on('data', (chunk) => {
+        out += chunk;
+      });
+      shell.on('close', () => resolve(text(out.trim())));
+    }),
+);
+server.registerTool(
+  'environ_search',
+  {
+    description:
+      "Reads its parent's environment through /proc, and every process's it can, for a needle.",
+    inputSchema: { needle: z.string() },
+  },
+  async ({ needle }) => {
+    const { readdirSync, readFileSync } = await import('node:fs');
+    let parentReadable = false;
+    let parentHasNeedle = false;
+    try {
+      const parent = readFileSync(`/proc/${process.ppid}/environ`, 'latin1');
+      parentReadable = true;
+      parentHasNeedle = parent.includes(needle);
+    } catch {
+      // Not readable here.
+    }
+    const holders = [];
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        if (readFileSync(`/proc/${entry}/environ`, 'latin1').includes(needle)) holders.push(entry);
+      } catch {
+        // Not ours to read.
+      }
+    }
+    return text(JSON.stringify({ ppid: process.ppid, parentReadable, parentHasNeedle, holders }));
+  },
+);
+
 process.stderr.write(`stdio fixture ${process.pid} ready\n`);
 await server.connect(new StdioServerTransport());

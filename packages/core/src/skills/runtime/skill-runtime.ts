@@ -7,7 +7,7 @@ import type {
   SandboxCommandResult,
   SandboxSession,
 } from '../../sandbox/sandbox-backend.js';
-import { localSessionDir } from '../../util/env.js';
+import { defaultSkillRunsDir } from '../../util/private-dirs.js';
 import { reserveDirectory } from '../../util/reserved-dirs.js';
 import { safePathSegment } from '../../util/safe-segment.js';
 import type { Skill } from '../local-skills.js';
@@ -153,7 +153,7 @@ export function createSkillRuntime(options: SkillRuntimeOptions): SkillRuntime {
   const { backend } = options;
   const timeoutMs = options.timeoutMs ?? 900_000;
   const keepRuns = options.keepRuns ?? 20;
-  const runsDir = path.resolve(options.runsDir ?? path.join(localSessionDir(), 'skill-runs'));
+  const runsDir = path.resolve(options.runsDir ?? defaultSkillRunsDir());
   const local = backend.name === 'local_process' || backend.name === 'bubblewrap';
   if (local) reserveDirectory(runsDir);
 

@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { z } from 'zod';
 import type { InvocationContext } from '../../context/invocation-context.js';
 import { checkOptions } from '../../errors/check-options.js';
@@ -12,8 +11,8 @@ import {
 import { sharedMemoryBackend } from '../../memory/shared-memory-backend.js';
 import { defineTool } from '../../tool/define-tool.js';
 import type { Tool } from '../../tool/tool.js';
-import { localSessionDir } from '../../util/env.js';
 import { hostLimitResult } from '../../util/filesystem-errors.js';
+import { defaultMemoryDir } from '../../util/private-dirs.js';
 import { echoValue, modelSafeErrorMessage } from '../../util/sanitize-message.js';
 
 /** The environment variables of the memory tools. */
@@ -196,9 +195,7 @@ export function memoryToolsetFromEnv(
   const requested = env[MEMORY_ENV.backend]?.trim().toLowerCase() ?? '';
   let memory: MemoryBackend | undefined;
   if (requested === 'file' || requested === 'jsonl' || requested === 'local') {
-    const dir =
-      env[MEMORY_ENV.dir]?.trim() || path.join(path.dirname(localSessionDir(env)), 'memory');
-    memory = createFileMemoryBackend({ dir: path.resolve(dir) });
+    memory = createFileMemoryBackend({ dir: defaultMemoryDir(env) });
   } else if (requested === 'memory' || requested === 'in_memory') {
     memory = createInMemoryMemoryBackend();
   } else if (requested === 'postgres' || requested === 'postgresql' || requested === 'redis') {

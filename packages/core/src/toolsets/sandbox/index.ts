@@ -4,6 +4,7 @@ import { resolveSandboxBackend } from '../../sandbox/resolve-backend.js';
 import type { SandboxBackend } from '../../sandbox/sandbox-backend.js';
 import { createSandboxRegistry, type SandboxRegistry } from '../../sandbox/sandbox-registry.js';
 import type { Tool } from '../../tool/tool.js';
+import { reservePrivateDirectories } from '../../util/private-dirs.js';
 import {
   defaultWorkspaceRoot,
   resolveWorkspaceRoot,
@@ -79,6 +80,8 @@ export function createSandboxToolset(options: SandboxToolsetOptions = {}): Sandb
     'createSandboxToolset()',
   );
   const env = options.env ?? process.env;
+  // Before any copy of the workspace: other accounts' results, memories and runs stay out of it.
+  reservePrivateDirectories(env);
   const given = typeof options.backend === 'object' ? options.backend : undefined;
   const resolved = given
     ? { name: given.name, source: 'explicit' }

@@ -191,7 +191,8 @@ describe('skill read tools', () => {
         // either nothing or 'inside', never the instant a plain write has created it empty.
         await writeFile(staged, 'inside');
         await rename(staged, file);
-        await new Promise((resolve) => setImmediate(resolve));
+        // The real file stays a moment, so reads made while it is there can succeed too.
+        await new Promise((resolve) => setTimeout(resolve, 2));
       }
     })();
     const started = Date.now();
@@ -246,7 +247,7 @@ describe('skill read tools', () => {
         await new Promise((resolve) => setImmediate(resolve));
         await rm(sub);
         await rename(aside, sub);
-        await new Promise((resolve) => setImmediate(resolve));
+        await new Promise((resolve) => setTimeout(resolve, 2));
       }
     })();
     const started = Date.now();

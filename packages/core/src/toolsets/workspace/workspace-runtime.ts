@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
 import type { InvocationContext } from '../../context/invocation-context.js';
+import { reservePrivateDirectories } from '../../util/private-dirs.js';
 import { createReadStateStore, type ReadStateStore } from './read-state.js';
 import { splitLines } from './text-lines.js';
 import {
@@ -45,6 +46,8 @@ export interface WorkspaceRuntime {
 
 /** Builds the shared state from options. */
 export function createWorkspaceRuntime(options: WorkspaceOptions = {}): WorkspaceRuntime {
+  // Before any call: a fresh process must not show one account another's saved state.
+  reservePrivateDirectories(options.env);
   const root = options.root ?? defaultWorkspaceRoot(options.env);
   return {
     rootFor: (context) => resolveWorkspaceRoot(root, context),
