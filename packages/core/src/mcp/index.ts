@@ -33,3 +33,4 @@ export {
   type McpToolset,
   type McpToolsetOptions,
 } from './mcp-toolset.js';
+export type { McpStdioSandboxConfig, McpStdioSandboxOption } from './stdio-sandbox-config.js';

@@ -17,6 +17,7 @@ import {
   serverRequestOptions,
 } from './mcp-server-requests.js';
 import { createMcpToolset, type McpToolset } from './mcp-toolset.js';
+import { type McpStdioSandboxOption, stdioSandboxFromEnv } from './stdio-sandbox-config.js';
 
 /** Options for {@link loadMcpToolsets}. */
 export interface LoadMcpToolsetsOptions extends McpServerRequestOptions {
@@ -24,6 +25,11 @@ export interface LoadMcpToolsetsOptions extends McpServerRequestOptions {
   strict?: boolean;
   /** The `fetch` the HTTP transports use. */
   fetch?: typeof fetch;
+  /**
+   * Isolation of stdio servers whose entry does not name one (`sandbox`). From the environment:
+   * `KSADK_MCP_STDIO_SANDBOX`. @default 'none'
+   */
+  stdioSandbox?: McpStdioSandboxOption;
 }
 
 /** Everything that came out of loading MCP servers. */
@@ -64,7 +70,11 @@ export async function loadMcpToolsets(
   configs: readonly McpServerOptions[] | McpServersObject | unknown,
   options: LoadMcpToolsetsOptions = {},
 ): Promise<McpLoadResult> {
-  checkOptions(options, ['strict', 'fetch', ...SERVER_REQUEST_OPTIONS], 'loadMcpToolsets()');
+  checkOptions(
+    options,
+    ['strict', 'fetch', 'stdioSandbox', ...SERVER_REQUEST_OPTIONS],
+    'loadMcpToolsets()',
+  );
   const parsed = parseMcpServerConfigs(configs, 'mcp servers');
   const problems = parsed.problems.map((problem) => problem.message);
   const names = createToolNameRegistry();
@@ -83,6 +93,7 @@ export async function loadMcpToolsets(
       createMcpToolset(config, {
         names,
         ...(options.fetch ? { fetch: options.fetch } : {}),
+        ...(options.stdioSandbox ? { stdioSandbox: options.stdioSandbox } : {}),
         ...serverRequestOptions(options),
       }),
     );
@@ -141,7 +152,10 @@ export async function loadMcpToolsetsFromEnv(
     env,
     strict: options.strict ?? false,
   });
-  const loaded = await loadMcpToolsets(configs, loadOptions);
+  const loaded = await loadMcpToolsets(configs, {
+    ...loadOptions,
+    stdioSandbox: loadOptions.stdioSandbox ?? stdioSandboxFromEnv(env),
+  });
   return {
     ...loaded,
     problems: [...problems.map((problem) => problem.message), ...loaded.problems],

@@ -1,6 +1,11 @@
 import path from 'node:path';
 import { KsadkError } from '../errors/ksadk-error.js';
 import { RISK_LEVELS, type RiskLevel } from '../tool/policy.js';
+import {
+  checkStdioSandbox,
+  type McpStdioSandboxConfig,
+  type McpStdioSandboxOption,
+} from './stdio-sandbox-config.js';
 
 /** The environment variables of the MCP runtime. */
 export const MCP_ENV = {
@@ -57,6 +62,12 @@ export interface McpStdioServerOptions extends McpServerCommonOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** Working directory (relative to this process's). @default this process's */
   readonly cwd?: string;
+  /**
+   * How the server is isolated: `'bubblewrap'` runs it in namespaces of its own, seeing only
+   * the paths listed (see {@link McpStdioSandboxOption}). @default the toolset's default
+   * (`KSADK_MCP_STDIO_SANDBOX`), else `'none'`
+   */
+  readonly sandbox?: McpStdioSandboxOption;
   readonly type?: 'stdio';
   readonly url?: never;
 }
@@ -99,11 +110,13 @@ export interface McpHttpServerConfig
 export interface McpStdioServerConfig
   extends Omit<
     McpStdioServerOptions,
-    'type' | 'disabled' | 'args' | 'env' | 'toolFilter' | 'timeoutMs' | 'riskLevel'
+    'type' | 'disabled' | 'args' | 'env' | 'toolFilter' | 'timeoutMs' | 'riskLevel' | 'sandbox'
   > {
   readonly type: 'stdio';
   readonly args: readonly string[];
   readonly env: Readonly<Record<string, string>>;
+  /** Absent: the toolset's default applies. */
+  readonly sandbox?: 'none' | McpStdioSandboxConfig;
   readonly toolFilter: readonly string[];
   readonly timeoutMs: number;
   readonly riskLevel: RiskLevel;
@@ -150,7 +163,7 @@ const COMMON_FIELDS = [
   'requiresApproval',
 ];
 const HTTP_FIELDS = ['url', 'apiKey', 'headers'];
-const STDIO_FIELDS = ['command', 'args', 'env', 'cwd'];
+const STDIO_FIELDS = ['command', 'args', 'env', 'cwd', 'sandbox'];
 const FIELDS = new Set([
   ...COMMON_FIELDS,
   ...HTTP_FIELDS,
@@ -325,7 +338,9 @@ function checkHttp(
 function checkStdio(
   entry: Record<string, unknown>,
   problem: Problem,
-): Pick<McpStdioServerConfig, 'type' | 'command' | 'args' | 'env' | 'cwd'> | McpConfigProblem {
+):
+  | Pick<McpStdioServerConfig, 'type' | 'command' | 'args' | 'env' | 'cwd' | 'sandbox'>
+  | McpConfigProblem {
   for (const field of HTTP_FIELDS) {
     if (given(entry[field]))
       return problem(field, 'only an HTTP server (one with url) takes this field');
@@ -355,12 +370,16 @@ function checkStdio(
   const cwd = entry['cwd'];
   if (given(cwd) && (typeof cwd !== 'string' || cwd.trim() === '' || hasNul(cwd)))
     return problem('cwd', 'must be a non-empty string');
+  const sandbox = given(entry['sandbox']) ? checkStdioSandbox(entry['sandbox']) : undefined;
+  if (typeof sandbox === 'object' && 'message' in sandbox)
+    return problem('sandbox', sandbox.message);
   return {
     type: 'stdio',
     command: command.trim(),
     args: [...((args as string[] | undefined) ?? [])],
     env: { ...((env as Record<string, string> | undefined) ?? {}) },
     ...(typeof cwd === 'string' ? { cwd: path.resolve(cwd.trim()) } : {}),
+    ...(sandbox ? { sandbox } : {}),
   };
 }
 
@@ -497,7 +516,7 @@ export function loadMcpServerConfigsFromEnv(
 export function mcpDedupeKey(config: McpServerConfig): string {
   const prefix = config.toolNamePrefix ?? '';
   if (config.type === 'stdio') {
-    return `stdio:${JSON.stringify([config.command, config.args, config.cwd ?? ''])}|${prefix}`;
+    return `stdio:${JSON.stringify([config.command, config.args, config.cwd ?? '', config.sandbox ?? null])}|${prefix}`;
   }
   return `${config.url}|${prefix}`;
 }

@@ -18,6 +18,7 @@ import {
   SERVER_REQUEST_OPTIONS,
 } from './mcp-server-requests.js';
 import { createStdioConnection } from './stdio-connection.js';
+import type { McpStdioSandboxOption } from './stdio-sandbox-config.js';
 
 /** A tool as `tools/list` describes it. */
 interface RemoteTool {
@@ -35,6 +36,8 @@ export interface McpToolsetOptions extends McpServerRequestOptions {
   fetch?: typeof fetch;
   /** Client name sent at initialisation. @default 'ksadk' */
   clientName?: string;
+  /** Isolation of a stdio server whose entry does not name one. @default 'none' */
+  stdioSandbox?: McpStdioSandboxOption;
 }
 
 /** A resource a server offers (`resources/list`). */
@@ -146,7 +149,7 @@ export function createMcpToolset(
 ): McpToolset {
   checkOptions(
     options,
-    ['names', 'fetch', 'clientName', ...SERVER_REQUEST_OPTIONS],
+    ['names', 'fetch', 'clientName', 'stdioSandbox', ...SERVER_REQUEST_OPTIONS],
     'createMcpToolset()',
   );
   const names = options.names ?? createToolNameRegistry();
@@ -162,7 +165,11 @@ export function createMcpToolset(
   const requests = createServerRequests(config.name, options);
   const connection: McpConnection =
     config.type === 'stdio'
-      ? createStdioConnection(config, { clientName: options.clientName, setup: requests })
+      ? createStdioConnection(config, {
+          clientName: options.clientName,
+          setup: requests,
+          sandbox: options.stdioSandbox,
+        })
       : createHttpConnection(config, {
           fetch: options.fetch,
           clientName: options.clientName,

@@ -1,4 +1,5 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { KsadkError } from '../errors/ksadk-error.js';
 import { redactSecrets, registerSecret, secretValuesFromEnv } from '../util/redact.js';
 import type { McpStdioServerConfig } from './mcp-config.js';
 import {
@@ -11,6 +12,11 @@ import {
 } from './mcp-connection.js';
 import { createRestartBackoff, type RestartBackoffOptions } from './restart-backoff.js';
 import { StderrTail } from './stderr-tail.js';
+import {
+  checkStdioSandbox,
+  type McpStdioSandboxConfig,
+  type McpStdioSandboxOption,
+} from './stdio-sandbox-config.js';
 import type { ProcessGroupStdioTransport, StdioProcessExit } from './stdio-transport.js';
 
 /** Bytes of stderr kept per server. */
@@ -29,6 +35,8 @@ export interface StdioConnectionOptions {
   maxMessageBytes?: number;
   graceMs?: number;
   backoff?: RestartBackoffOptions;
+  /** Isolation when the entry does not name one. @default 'none' */
+  sandbox?: McpStdioSandboxOption | undefined;
 }
 
 /** The child's whole environment: `PATH` and `HOME` of this process, then the entry's `env`. */
@@ -42,6 +50,36 @@ export function stdioServerEnv(
     if (value !== undefined) env[name] = value;
   }
   return { ...env, ...config.env };
+}
+
+/** The isolation a server gets: its entry's own, else the toolset's default. */
+function resolveStdioSandbox(
+  own: McpStdioServerConfig['sandbox'],
+  fallback: McpStdioSandboxOption | undefined,
+): 'none' | McpStdioSandboxConfig {
+  if (own !== undefined) return own;
+  const checked = checkStdioSandbox(fallback ?? 'none');
+  if (typeof checked === 'object' && 'message' in checked)
+    throw new KsadkError('invalid_config', `stdioSandbox ${checked.message}`);
+  return checked;
+}
+
+/** What to run: the server itself, or bubblewrap running it. */
+async function launchCommand(
+  config: McpStdioServerConfig,
+  sandbox: 'none' | McpStdioSandboxConfig,
+  env: Readonly<Record<string, string>>,
+): Promise<{ command: string; args: readonly string[]; cwd: string | undefined }> {
+  if (sandbox === 'none') return { command: config.command, args: config.args, cwd: config.cwd };
+  const { bubblewrapCommand } = await import('./stdio-sandbox.js');
+  const wrapped = bubblewrapCommand(sandbox, {
+    command: config.command,
+    args: config.args,
+    cwd: config.cwd,
+    env,
+  });
+  // bwrap runs from `/`; the server's working directory is set inside (`--chdir`).
+  return { ...wrapped, cwd: '/' };
 }
 
 const describeExit = (exit: StdioProcessExit | undefined): string | undefined => {
@@ -64,6 +102,7 @@ export function createStdioConnection(
   // Values of secret-looking variables (tokens, keys, passwords) are redacted from everything
   // the server returns; other values (paths, modes, flags) stay readable.
   for (const value of secretValuesFromEnv(config.env)) registerSecret(value);
+  const sandbox = resolveStdioSandbox(config.sandbox, options.sandbox);
   const stderr = new StderrTail(STDERR_TAIL_BYTES);
   const backoff = createRestartBackoff(options.backoff);
   const running = new Set<ProcessGroupStdioTransport>();
@@ -102,11 +141,12 @@ export function createStdioConnection(
     ]);
     if (abandoned(mine)) throw new Error('it was closed');
     let exit: StdioProcessExit | undefined;
+    const env = stdioServerEnv(config);
+    const launch = await launchCommand(config, sandbox, env);
+    if (abandoned(mine)) throw new Error('it was closed');
     const transport = new ProcessGroupStdioTransport({
-      command: config.command,
-      args: config.args,
-      cwd: config.cwd,
-      env: stdioServerEnv(config),
+      ...launch,
+      env,
       maxMessageBytes: options.maxMessageBytes ?? MAX_STDIO_MESSAGE_BYTES,
       graceMs: options.graceMs ?? CLOSE_GRACE_MS,
       stderr,
@@ -174,9 +214,18 @@ export function createStdioConnection(
   const startError = (error: unknown, exit: StdioProcessExit | undefined): Error => {
     const code = (error as { code?: unknown }).code;
     if (exit && !exit.requested) {
-      return new Error(`it stopped during initialisation (${describeExit(exit)})`, {
-        cause: error,
-      });
+      // bubblewrap says why it could not set the sandbox up on its first stderr line.
+      const refusal =
+        sandbox !== 'none'
+          ? stderr
+              .text()
+              .split('\n')
+              .find((line) => line.startsWith('bwrap: '))
+          : undefined;
+      return new Error(
+        `it stopped during initialisation (${describeExit(exit)}${refusal ? `; ${refusal.slice(0, 300)}` : ''})`,
+        { cause: error },
+      );
     }
     if (code === -32001) {
       return new Error(`it did not answer initialize within ${config.timeoutMs} ms`, {

@@ -63,6 +63,12 @@ export interface SandboxMounts {
   root: string | undefined;
   /** Host paths (real) bound read-only at the same path. */
   readOnlyPaths: readonly string[];
+  /** More host paths (real) bound read-write at the same path. */
+  writablePaths?: readonly string[];
+  /** Empty private folders (a home of its own), made before the binds. */
+  privateDirs?: readonly string[];
+  /** @default 'ksadk-sandbox' */
+  hostname?: string;
   network: boolean;
 }
 
@@ -79,15 +85,19 @@ export function bubblewrapArgs(
 ): string[] {
   const args = ['--die-with-parent', '--new-session', '--unshare-all'];
   if (mounts.network) args.push('--share-net');
-  args.push('--cap-drop', 'ALL', '--hostname', 'ksadk-sandbox', ...system);
+  args.push('--cap-drop', 'ALL', '--hostname', mounts.hostname ?? 'ksadk-sandbox', ...system);
   args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
-  // Mounts apply in order: read-only paths inside the root go after it, so they stay read-only.
-  const root = mounts.root;
-  const inside = mounts.readOnlyPaths.filter((entry) => root && isInsideRoot(root, entry));
+  for (const dir of mounts.privateDirs ?? []) args.push('--tmpfs', dir);
+  // Mounts apply in order: read-only paths inside a writable one go after it, so they stay
+  // read-only.
+  const writable = [...(mounts.root ? [mounts.root] : []), ...(mounts.writablePaths ?? [])];
+  const inside = mounts.readOnlyPaths.filter((entry) =>
+    writable.some((root) => isInsideRoot(root, entry)),
+  );
   for (const entry of mounts.readOnlyPaths) {
     if (!inside.includes(entry)) args.push('--ro-bind', entry, entry);
   }
-  if (root) args.push('--bind', root, root);
+  for (const entry of writable) args.push('--bind', entry, entry);
   for (const entry of inside) args.push('--ro-bind', entry, entry);
   args.push('--remount-ro', '/', '--chdir', cwd, '--');
   return args;
