@@ -12,6 +12,7 @@ import { parseMcpServerConfigs } from './mcp-config.js';
 const FIXTURES = fileURLToPath(new URL('./test-fixtures/', import.meta.url));
 const SERVER = path.join(FIXTURES, 'stdio-server.mjs');
 const CORE = fileURLToPath(new URL('../..', import.meta.url));
+const ENVIRON_HOST = fileURLToPath(new URL('./test-fixtures/environ-host.ts', import.meta.url));
 const run = promisify(execFile);
 /** The repository: the fixture and the MCP SDK it imports live under it. */
 const REPO = fileURLToPath(new URL('../../../..', import.meta.url));
@@ -94,7 +95,7 @@ describe('a stdio MCP server and the host environment', () => {
       // process started with the secret (as hosts are), not this one with a variable stubbed.
       const { stdout } = await run(
         process.execPath,
-        ['--import', 'tsx', path.join(FIXTURES, 'environ-host.ts'), mode, REPO, SECRET],
+        ['--import', 'tsx', ENVIRON_HOST, mode, REPO, SECRET],
         {
           cwd: CORE,
           timeout: 25_000,
