@@ -98,6 +98,7 @@ export const plainWorkflowFiles = {
     const files = [];
     let visited = 0;
     let truncated = false;
+    let stopped = false;
     /** @param {string} relative @param {number} depth */
     const walk = async (relative, depth) => {
       const entries = await readdir(path.join(dir, relative), { withFileTypes: true }).catch(
@@ -105,21 +106,23 @@ export const plainWorkflowFiles = {
       );
       entries.sort((a, b) => (a.name < b.name ? -1 : 1));
       for (const entry of entries) {
-        if (
-          files.length >= limits.maxFiles ||
-          visited >= limits.maxEntries ||
-          Date.now() > deadline
-        ) {
-          truncated = true;
+        if (visited >= limits.maxEntries || Date.now() > deadline) {
+          truncated = stopped = true;
           return;
         }
         visited += 1;
         const child = relative ? `${relative}/${entry.name}` : entry.name;
-        if (entry.isFile()) files.push(child);
-        else if (entry.isDirectory()) {
+        if (entry.isFile()) {
+          // Truncated only when there is a file more than may be listed.
+          if (files.length >= limits.maxFiles) {
+            truncated = stopped = true;
+            return;
+          }
+          files.push(child);
+        } else if (entry.isDirectory()) {
           if (depth >= limits.maxDepth) truncated = true;
           else await walk(child, depth + 1);
-          if (truncated) return;
+          if (stopped) return;
         }
       }
     };

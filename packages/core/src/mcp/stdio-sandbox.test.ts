@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -122,6 +124,37 @@ describe('a stdio MCP server and the host environment', () => {
       await textOf(tools, 'environ_search', { needle: `${process.pid}` }),
     ) as EnvironSearch;
     expect(seen.ppid).not.toBe(process.pid);
+  });
+
+  it('under bubblewrap it reads only the paths it is given: not the home folder, whatever its cwd', {
+    timeout: 30_000,
+  }, async () => {
+    const home = await mkdtemp(path.join(os.tmpdir(), 'ksadk-fake-home-'));
+    try {
+      await mkdir(path.join(home, '.ssh'));
+      await writeFile(path.join(home, '.ssh', 'id_rsa'), 'ALICE PRIVATE KEY');
+      const key = path.join(home, '.ssh', 'id_rsa');
+      const plain = await load({ env: { HOME: home } });
+      expect(await textOf(plain.tools, 'read_file', { path: key })).toBe('ALICE PRIVATE KEY');
+      const boxed = await load({
+        env: { HOME: home },
+        cwd: REPO,
+        sandbox: { type: 'bubblewrap', read_only_paths: [REPO] },
+      });
+      expect(await textOf(boxed.tools, 'read_file', { path: key })).toMatch(/^unreadable/);
+      // A working directory that holds the home folder would expose it: refused unless listed.
+      for (const cwd of [home, path.dirname(home)]) {
+        const refused = await load({
+          env: { HOME: path.join(home) },
+          cwd,
+          sandbox: { type: 'bubblewrap', read_only_paths: [REPO] },
+        });
+        expect(refused.tools).toEqual([]);
+        expect(refused.problems.join()).toMatch(/holds the home folder/);
+      }
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
   });
 
   it('under bubblewrap, close() ends the server and everything it started', {

@@ -48,13 +48,20 @@ export function bubblewrapCommand(
   const writable = realPaths(sandbox.writablePaths, 'writable_paths');
   const readOnly = realPaths(sandbox.readOnlyPaths, 'read_only_paths');
   const cwd = launch.cwd ? realPaths([launch.cwd], 'cwd')[0]! : '/';
-  // The program's own folder, when it is named by path outside the system directories.
-  const program = path.isAbsolute(launch.command)
-    ? realPaths([path.dirname(launch.command)], 'command')
-    : [];
   const bound = [...writable, ...readOnly];
+  const listed = (entry: string): boolean => bound.some((root) => inside(root, entry));
+  const home = launch.env['HOME'] ? path.resolve(launch.env['HOME']) : undefined;
+  // The program file itself (not its folder), when it is named by path.
+  const program = path.isAbsolute(launch.command) ? realPaths([launch.command], 'command') : [];
+  // The working directory, read-only — unless it holds the home folder (or is `/`): that much
+  // of the host is exposed only when listed.
+  if (cwd !== '/' && !listed(cwd) && home && inside(cwd, home))
+    throw new KsadkError(
+      'invalid_config',
+      'the working directory of this MCP server holds the home folder: list the paths it needs in read_only_paths or writable_paths (they are exposed as listed)',
+    );
   const extraReadOnly = [...program, ...(cwd === '/' ? [] : [cwd])].filter(
-    (entry) => !bound.some((root) => inside(root, entry)),
+    (entry) => !listed(entry),
   );
   const args = bubblewrapArgs(
     systemMountArgs(),
@@ -65,10 +72,7 @@ export function bubblewrapCommand(
       network: sandbox.network,
       hostname: 'ksadk-mcp',
       // A home of its own, unless a listed path holds it.
-      privateDirs:
-        launch.env['HOME'] && !bound.some((root) => inside(root, launch.env['HOME']!))
-          ? [launch.env['HOME']]
-          : [],
+      privateDirs: home && !listed(home) ? [home] : [],
     },
     cwd,
   );

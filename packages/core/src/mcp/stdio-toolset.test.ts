@@ -128,6 +128,7 @@ describe('a stdio MCP server', () => {
       'endless_line',
       'environ_search',
       'flood_stderr',
+      'read_file',
       'slow',
       'spawn_daemon',
       'spawn_setsid_sleeper',

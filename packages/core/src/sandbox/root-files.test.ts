@@ -126,6 +126,14 @@ describe.each(strategies)('root files (procFd: %s)', (procFd) => {
     expect(await readFile(path.join(root, 'hard.txt'), 'utf8')).toBe('mine');
   });
 
+  it('a write over an existing file keeps its permissions', async () => {
+    const { chmod, stat } = await import('node:fs/promises');
+    await writeFile(path.join(root, 'run.sh'), 'echo old');
+    await chmod(path.join(root, 'run.sh'), 0o755);
+    await writeRootFile(root, 'run.sh', 'echo new', { procFd });
+    expect((await stat(path.join(root, 'run.sh'))).mode & 0o777).toBe(0o755);
+  });
+
   it('a listing stops in a tree of empty folders, not only at maxEntries files', async () => {
     for (let i = 0; i < 300; i += 1)
       await mkdir(path.join(root, 'many', `d${String(i).padStart(3, '0')}`), { recursive: true });

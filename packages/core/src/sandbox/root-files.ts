@@ -1,5 +1,5 @@
-import { constants } from 'node:fs';
-import { type FileHandle, lstat, open, readdir, unlink } from 'node:fs/promises';
+import { constants, type Dirent } from 'node:fs';
+import { type FileHandle, lstat, open, opendir, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { KsadkError } from '../errors/ksadk-error.js';
 import { echoValue } from '../util/sanitize-message.js';
@@ -98,6 +98,8 @@ export async function writeRootFile(
       await closing(handle, async () => {
         if (!(await handle.stat()).isFile())
           throw sandboxPathError('invalid_path', 'not a regular file', shown);
+        // The file it replaced keeps its permissions (an executable script stays executable).
+        if (existing?.isFile()) await handle.chmod(existing.mode & 0o7777);
         await handle.writeFile(data);
       });
     });
@@ -156,6 +158,22 @@ export async function readRootFile(
   }
 }
 
+/** At most `max` entries of a directory. */
+async function readSomeEntries(dir: string, max: number): Promise<Dirent[]> {
+  const entries: Dirent[] = [];
+  const handle = await opendir(dir);
+  try {
+    while (entries.length < max) {
+      const entry = await handle.read();
+      if (entry === null) break;
+      entries.push(entry);
+    }
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+  return entries;
+}
+
 /**
  * Regular files under a directory of `root`, recursively, as root-relative paths, sorted.
  * Symlinks are not followed (nor listed); at most `maxEntries` paths are collected, and at most
@@ -175,8 +193,9 @@ export async function listRootFiles(
   try {
     while (pending.length > 0 && files.length < maxEntries && visitable > 0) {
       const relative = pending.shift()!;
+      // No more entries read than may still be looked at: a huge folder is not loaded whole.
       const entries = await withDirectory(root, relative, options, (dir) =>
-        readdir(dir.self, { withFileTypes: true }),
+        readSomeEntries(dir.self, visitable),
       );
       visitable -= entries.length;
       for (const entry of entries) {

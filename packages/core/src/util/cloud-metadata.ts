@@ -20,21 +20,50 @@ export const CLOUD_METADATA_NAMES: ReadonlySet<string> = new Set([
   'metadata.tencentyun.com',
 ]);
 
-/** IPv4 metadata addresses: AWS/GCP/Azure/OCI, AWS ECS tasks, Alibaba. */
-const METADATA_V4 = new Set(['169.254.169.254', '169.254.170.2', '100.100.100.200']);
-/** The IPv6 metadata address (AWS), in `ipaddr.js`'s normalised form. */
-const METADATA_V6 = 'fd00:ec2:0:0:0:0:0:254';
+/**
+ * IPv4 metadata and credential endpoints: AWS/GCP/Azure/OCI/OpenStack (169.254.169.254), AWS ECS
+ * task credentials (169.254.170.2), EKS Pod Identity (169.254.170.23), Alibaba
+ * (100.100.100.200), Azure WireServer (168.63.129.16, a public-range address served only inside
+ * Azure).
+ */
+const METADATA_V4 = new Set([
+  '169.254.169.254',
+  '169.254.170.2',
+  '169.254.170.23',
+  '100.100.100.200',
+  '168.63.129.16',
+]);
+/**
+ * IPv6 ones, in `ipaddr.js`'s normalised form: AWS (fd00:ec2::254), EKS Pod Identity
+ * (fd00:ec2::23), GCP (fd20:ce::254), OpenStack (fe80::a9fe:a9fe).
+ */
+const METADATA_V6 = new Set([
+  'fd00:ec2:0:0:0:0:0:254',
+  'fd00:ec2:0:0:0:0:0:23',
+  'fd20:ce:0:0:0:0:0:254',
+  'fe80:0:0:0:0:0:a9fe:a9fe',
+]);
 
 /** Whether a host name (any case, with or without a trailing dot) is a metadata service's. */
 export function isCloudMetadataName(host: string): boolean {
   return CLOUD_METADATA_NAMES.has(host.trim().toLowerCase().replace(/\.$/, ''));
 }
 
-/** The IPv4 addresses an IPv6 form carries (mapped, NAT64, 6to4, both of Teredo's). */
+/**
+ * The IPv4 addresses an IPv6 form carries: mapped, NAT64 (the well-known /96 and the local-use
+ * /48 in both its layouts), 6to4, both of Teredo's, and the deprecated IPv4-compatible `::a.b.c.d`.
+ */
 function carriedV4(ip: ipaddr.IPv6): ipaddr.IPv4[] {
-  const [, p1, p2, p3, , , p6, p7] = ip.parts as number[];
+  const [p0, p1, p2, p3, p4, p5, p6, p7] = ip.parts as number[];
   const v4 = (high: number, low: number) =>
     new (ipaddrLib().IPv4)([(high >> 8) & 0xff, high & 0xff, (low >> 8) & 0xff, low & 0xff]);
+  if (p0 === 0 && p1 === 0 && p2 === 0 && p3 === 0 && p4 === 0 && p5 === 0 && (p6! || p7! > 1))
+    return [v4(p6!, p7!)];
+  if (p0 === 0x64 && p1 === 0xff9b && p2 === 1) {
+    // RFC 6052 /48: the address in bits 48-63 and 72-87, around the zero octet at 64-71.
+    const split = new (ipaddrLib().IPv4)([p3! >> 8, p3! & 0xff, p4! & 0xff, p5! >> 8]);
+    return [split, v4(p6!, p7!)];
+  }
   switch (ip.range()) {
     case 'ipv4Mapped':
     case 'rfc6145':
@@ -75,7 +104,7 @@ export function isCloudMetadataAddress(
   }
   let carried: ipaddr.IPv4[];
   if (ip.kind() === 'ipv6') {
-    if ((ip as ipaddr.IPv6).toNormalizedString() === METADATA_V6) return true;
+    if (METADATA_V6.has((ip as ipaddr.IPv6).toNormalizedString())) return true;
     carried = carriedV4(ip as ipaddr.IPv6);
   } else carried = [ip as ipaddr.IPv4];
   return carried.some(

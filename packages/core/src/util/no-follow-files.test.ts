@@ -1,7 +1,8 @@
-import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   isRegularFileNoFollow,
@@ -11,6 +12,8 @@ import {
   removeNoFollow,
   writeExclusive,
 } from './no-follow-files.js';
+
+const SWAPPER = fileURLToPath(new URL('./test-fixtures/exchange-swapper.py', import.meta.url));
 
 let base: string;
 let root: string;
@@ -52,6 +55,16 @@ describe('no-follow file operations in a folder someone else controls', () => {
     expect(await isRegularFileNoFollow(root, 'a/b/inside.txt')).toBe(true);
   });
 
+  it('the root itself may be reached through a link (it is trusted); nothing below it is', async () => {
+    await symlink(root, path.join(base, 'root-link'));
+    expect(
+      (await readNoFollow(path.join(base, 'root-link'), 'a/b/inside.txt', 100)).toString(),
+    ).toBe('inside');
+    expect(await reasonOf(readNoFollow(path.join(base, 'root-link'), 'a/linked-file', 100))).toBe(
+      'link',
+    );
+  });
+
   it('replaces a link planted where it writes, never writing through it', async () => {
     await symlink(path.join(outside, 'secret.txt'), path.join(root, 'planted'));
     await writeExclusive(root, 'planted', 'mine');
@@ -67,6 +80,33 @@ describe('no-follow file operations in a folder someone else controls', () => {
     expect(await readFile(path.join(outside, 'secret.txt'), 'utf8')).toBe('outside secret');
     await removeNoFollow(root, 'a/linked-dir/secret.txt');
     expect(await readFile(path.join(outside, 'secret.txt'), 'utf8')).toBe('outside secret');
+  });
+
+  it('removing a tree while another process swaps a folder of it for a link deletes nothing outside', {
+    timeout: 60_000,
+  }, async () => {
+    // Node's own recursive rm deleted 1,200+ files outside in 40 rounds of this (it names every
+    // child by a path string, re-resolved each time).
+    const victims = path.join(base, 'victims');
+    let deleted = 0;
+    const race = path.join(base, 'race');
+    for (let round = 0; round < 12; round += 1) {
+      await rm(victims, { recursive: true, force: true });
+      await mkdir(victims, { recursive: true });
+      for (let i = 0; i < 200; i += 1) await writeFile(path.join(victims, `v${i}`), 'keep');
+      const tree = path.join(race, `tree-${round}`);
+      await mkdir(path.join(tree, 'a'), { recursive: true });
+      // The decoys have the victims' names: a walker that follows the swapped link unlinks them.
+      for (let i = 0; i < 200; i += 1) await writeFile(path.join(tree, 'a', `v${i}`), 'decoy');
+      await symlink(victims, path.join(tree, 'a_link'));
+      const swapper = spawn('python3', [SWAPPER, tree], { stdio: ['ignore', 'pipe', 'inherit'] });
+      await new Promise((resolve) => swapper.stdout.once('data', resolve));
+      await removeNoFollow(race, `tree-${round}`).catch(() => undefined);
+      swapper.kill('SIGKILL');
+      await new Promise((resolve) => swapper.once('exit', resolve));
+      deleted += 200 - (await readdir(victims)).length;
+    }
+    expect(deleted).toBe(0);
   });
 
   it('lists regular files only, never through a link, within its bounds', async () => {
@@ -85,5 +125,15 @@ describe('no-follow file operations in a folder someone else controls', () => {
     expect(shallow.files).not.toContain('a/b/inside.txt');
     const few = await listFilesNoFollow(root, '.', { ...limits, maxEntries: 2 });
     expect(few.truncated).toBe(true);
+    // Exactly as many files as may be listed (and a link beside them): nothing was left out.
+    const exact = path.join(base, 'exact');
+    await mkdir(exact);
+    for (let i = 0; i < 3; i += 1) await writeFile(path.join(exact, `f${i}`), 'x');
+    await symlink(outside, path.join(exact, 'zz-link'));
+    expect(await listFilesNoFollow(exact, '.', { ...limits, maxFiles: 3 })).toEqual({
+      files: ['f0', 'f1', 'f2'],
+      truncated: false,
+    });
+    expect((await listFilesNoFollow(exact, '.', { ...limits, maxFiles: 2 })).truncated).toBe(true);
   });
 });

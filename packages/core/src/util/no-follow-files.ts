@@ -1,5 +1,14 @@
 import { constants, type Dir, type Dirent, existsSync } from 'node:fs';
-import { type FileHandle, lstat, mkdir, open, opendir, rm, unlink } from 'node:fs/promises';
+import {
+  type FileHandle,
+  lstat,
+  mkdir,
+  open,
+  opendir,
+  rename,
+  rmdir,
+  unlink,
+} from 'node:fs/promises';
 import path from 'node:path';
 
 /**
@@ -82,6 +91,14 @@ async function openDirectory(target: string): Promise<FileHandle> {
   }
 }
 
+async function openTrustedRoot(root: string): Promise<FileHandle> {
+  try {
+    return await open(root, constants.O_RDONLY | constants.O_DIRECTORY);
+  } catch (error) {
+    throw refusalOf(error) ?? error;
+  }
+}
+
 /**
  * Opens the directory `segments` below `root` (itself trusted), each part without following a
  * link; missing parts are made (mode 0755) when `create` is set.
@@ -94,7 +111,8 @@ export async function holdDirectory(
   options: { create?: boolean } = {},
 ): Promise<HeldDirectory> {
   if (!HAS_PROC_FD) return checkedByPath(root, segments, options);
-  let handle = await openDirectory(root);
+  // The root itself is trusted (it may be reached through a link); what lies below is not.
+  let handle = await openTrustedRoot(root);
   try {
     for (const segment of segments) {
       const next = `${FD_DIR}/${handle.fd}/${segment}`;
@@ -271,12 +289,94 @@ export async function writeExclusive(
   );
 }
 
-/** Removes `relative` below `root` (a file, a link itself, or a whole directory), following no link. */
+/** Entries read from a folder at a time while removing it. */
+const REMOVE_BATCH = 10_000;
+/** Batches per folder before giving up on one that keeps gaining entries (10 million entries). */
+const REMOVE_BATCHES = 1_000;
+
+/** Removes a folder's contents through the held folder `top`, then `top`'s entry `name` itself. */
+async function removeHeldTree(parent: HeldDirectory, name: string): Promise<void> {
+  let top: HeldDirectory;
+  try {
+    top = await holdChild(parent, name);
+  } catch (error) {
+    // Not a folder (any more): a file, a link or a FIFO is unlinked itself.
+    if (error instanceof NoFollowError && error.reason !== 'not_found')
+      await unlink(parent.entry(name)).catch(ignoreMissing);
+    return;
+  }
+  try {
+    // Subfolders are moved up into `top` (a rename never follows the link it moves), so only
+    // one folder below `top` is held at a time, however deep the tree goes.
+    const pending: string[] = [''];
+    const queued = new Set<string>();
+    let moved = 0;
+    while (pending.length > 0) {
+      const current = pending.pop()!;
+      let dir: HeldDirectory;
+      try {
+        dir = current === '' ? top : await holdChild(top, current);
+      } catch {
+        await unlink(top.entry(current)).catch(ignoreMissing);
+        continue;
+      }
+      try {
+        for (let batch = 0; batch < REMOVE_BATCHES; batch += 1) {
+          const { entries } = await readEntries(dir.self, REMOVE_BATCH);
+          if (entries.length === 0) break;
+          let removed = 0;
+          for (const entry of entries) {
+            if (!entry.isDirectory()) {
+              await unlink(dir.entry(entry.name)).catch(ignoreMissing);
+              removed += 1;
+              continue;
+            }
+            if (dir === top) {
+              // At the top already: queued as it is (once), not moved.
+              if (!queued.has(entry.name)) {
+                queued.add(entry.name);
+                pending.push(entry.name);
+                removed += 1;
+              }
+              continue;
+            }
+            const flat = `.ksadk-removing-${moved++}-${Math.random().toString(36).slice(2, 8)}`;
+            await rename(dir.entry(entry.name), top.entry(flat)).then(() => {
+              queued.add(flat);
+              pending.push(flat);
+            }, ignoreMissing);
+            removed += 1;
+          }
+          if (removed === 0) break;
+        }
+      } finally {
+        if (dir !== top) await dir.close();
+      }
+      if (current !== '') await rmdir(top.entry(current)).catch(ignoreMissing);
+    }
+  } finally {
+    await top.close();
+  }
+  await rmdir(parent.entry(name)).catch(ignoreMissing);
+}
+
+const ignoreMissing = (error: unknown): void => {
+  if (codeOf(error) !== 'ENOENT') throw error;
+};
+
+/**
+ * Removes `relative` below `root` — a file, a link itself (never what it points at), or a whole
+ * folder — following no link at any depth, even while another process keeps swapping parts of
+ * the tree for links: every folder is opened without following and held, and every removal goes
+ * through the held folder. A path reached only through a link is left alone.
+ */
 export async function removeNoFollow(root: string, relative: string): Promise<void> {
   try {
     await withParent(root, relative, async (dir, name) => {
-      // `rm` never follows a link it meets: a link is removed, not what it points at.
-      await rm(dir.entry(name), { recursive: true, force: true });
+      const stats = await lstat(dir.entry(name)).catch(() => undefined);
+      if (!stats) return;
+      if (stats.isDirectory()) await removeHeldTree(dir, name);
+      else await unlink(dir.entry(name)).catch(ignoreMissing);
     });
   } catch (error) {
     // Missing, or reached only through a link: nothing of the folder's own stands there.
@@ -354,14 +454,20 @@ export async function listFilesNoFollow(
     if (more) truncated = stopped = true;
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const entry of entries) {
-      if (files.length >= limits.maxFiles || performance.now() > deadline) {
+      if (performance.now() > deadline) {
         truncated = stopped = true;
         return;
       }
       visited += 1;
       const child = prefix ? `${prefix}/${entry.name}` : entry.name;
-      if (entry.isFile()) files.push(child);
-      else if (entry.isDirectory()) {
+      if (entry.isFile()) {
+        // Truncated only when there is a file more than may be listed.
+        if (files.length >= limits.maxFiles) {
+          truncated = stopped = true;
+          return;
+        }
+        files.push(child);
+      } else if (entry.isDirectory()) {
         if (depth >= limits.maxDepth) {
           truncated = true;
           continue;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { closeSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
+import { open, readdir, readFile } from 'node:fs/promises';
 
 /**
  * The one kit for stopping what a child process started, used by sandbox commands and stdio MCP
@@ -96,6 +96,41 @@ function below(pid: number, table: ProcessTable): number[] {
 const processIds = (entries: readonly string[]): number[] =>
   entries.filter((entry) => /^\d+$/.test(entry)).map(Number);
 
+/** Bytes of a process's environment looked at: the marker sits among the inherited variables. */
+const MAX_ENVIRON_BYTES = 1024 * 1024;
+
+async function readEnviron(pid: number): Promise<Buffer> {
+  const handle = await open(`/proc/${pid}/environ`, 'r');
+  try {
+    const buffer = Buffer.alloc(MAX_ENVIRON_BYTES);
+    let filled = 0;
+    while (filled < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, null);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    return buffer.subarray(0, filled);
+  } finally {
+    await handle.close();
+  }
+}
+
+function readEnvironSync(pid: number): Buffer {
+  const fd = openSync(`/proc/${pid}/environ`, 'r');
+  try {
+    const buffer = Buffer.alloc(MAX_ENVIRON_BYTES);
+    let filled = 0;
+    while (filled < buffer.length) {
+      const read = readSync(fd, buffer, filled, buffer.length - filled, null);
+      if (read === 0) break;
+      filled += read;
+    }
+    return buffer.subarray(0, filled);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Reads the process table without blocking the event loop. */
 async function scan(marker: string | undefined): Promise<ProcessTable> {
   const table: ProcessTable = { children: new Map(), marked: [] };
@@ -111,11 +146,7 @@ async function scan(marker: string | undefined): Promise<ProcessTable> {
       pids.slice(start, start + SCAN_BATCH).map(async (pid) => {
         try {
           addChild(table, parentOf(await readFile(`/proc/${pid}/stat`, 'utf8')), pid);
-          if (
-            needle &&
-            pid !== process.pid &&
-            carries(await readFile(`/proc/${pid}/environ`), needle)
-          )
+          if (needle && pid !== process.pid && carries(await readEnviron(pid), needle))
             table.marked.push(pid);
         } catch {
           // The process ended while we looked, or its environment is not ours to read.
@@ -139,7 +170,7 @@ function scanSync(marker: string | undefined): ProcessTable {
   for (const pid of pids) {
     try {
       addChild(table, parentOf(readFileSync(`/proc/${pid}/stat`, 'utf8')), pid);
-      if (needle && pid !== process.pid && carries(readFileSync(`/proc/${pid}/environ`), needle))
+      if (needle && pid !== process.pid && carries(readEnvironSync(pid), needle))
         table.marked.push(pid);
     } catch {
       // Ended, or not ours.
@@ -164,10 +195,19 @@ export async function killTree(
   marker?: string,
   options: { leaderExited?: boolean } = {},
 ): Promise<void> {
+  if (options.leaderExited) {
+    // At once, while the group id cannot name anything else yet: its members still hold it.
+    signalGroup(pid, 'SIGKILL');
+    for (let round = 0; round < KILL_ROUNDS; round += 1) {
+      const { marked } = await scan(marker);
+      for (const member of marked) signalProcess(member, 'SIGKILL');
+      if (marked.length === 0) break;
+    }
+    return;
+  }
   signalGroup(pid, 'SIGSTOP');
   for (let round = 0; round < KILL_ROUNDS; round += 1) {
-    const table = await scan(marker);
-    const found = options.leaderExited ? table.marked : members(pid, table);
+    const found = members(pid, await scan(marker));
     for (const member of found) signalProcess(member, 'SIGKILL');
     if (found.length === 0) break;
   }

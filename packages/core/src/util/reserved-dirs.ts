@@ -29,8 +29,31 @@ export function reserveDirectory(dir: string): void {
     registerHostPath(real);
     withRealPath.add(resolved);
   } catch {
-    // Not there yet: its resolved path stands for it until it is reserved again once created.
+    // Not there yet: where it will be is the real path of its nearest existing ancestor plus
+    // the rest (a project folder reached through a link, say), reserved as well.
+    const future = futureRealPath(resolved);
+    if (future && future !== resolved) {
+      reserved.add(future);
+      registerHostPath(future);
+    }
   }
+}
+
+/** The real path a missing `dir` will have: its nearest existing ancestor's, plus the rest. */
+function futureRealPath(dir: string): string | undefined {
+  const rest: string[] = [];
+  let current = dir;
+  for (let depth = 0; depth < 256; depth += 1) {
+    try {
+      return path.join(realpathSync(current), ...rest.reverse());
+    } catch {
+      const parent = path.dirname(current);
+      if (parent === current) return undefined;
+      rest.push(path.basename(current));
+      current = parent;
+    }
+  }
+  return undefined;
 }
 
 /** Folders whose entries are reserved when their name matches a pattern: folder → patterns. */

@@ -79,6 +79,13 @@ describe('SSRF policy', () => {
       '2002:a9fe:a9fe::1',
       '169.254.170.2',
       '100.100.100.200',
+      // EKS Pod Identity, GCP and OpenStack IPv6, IPv4-compatible and local-use NAT64 /48 forms.
+      '169.254.170.23',
+      'fd00:ec2::23',
+      'fd20:ce::254',
+      'fe80::a9fe:a9fe',
+      '::a9fe:a9fe',
+      '64:ff9b:1:a9fe:a9:fe00::',
     ];
     for (const address of spellings) {
       const refusal = checkAddresses('api.example', [address], wide);
@@ -89,6 +96,10 @@ describe('SSRF policy', () => {
       const suffix = createSsrfPolicy({ allowedHosts: ['*.example'] });
       expect(checkAddresses('api.example', [address], suffix), address).toBeDefined();
     }
+    // Azure's WireServer is a public-range address: refused even with no allowlist at all.
+    expect(checkAddresses('x.example', ['168.63.129.16'], STRICT_SSRF_POLICY)?.reason).toContain(
+      'metadata',
+    );
     // An exact entry still reaches it, in whatever spelling the resolver answers.
     const exact = createSsrfPolicy({ allowedHosts: ['fd00:ec2::254'] });
     expect(checkAddresses('fd00:ec2::254', ['fd00:ec2:0::254'], exact)).toBeUndefined();

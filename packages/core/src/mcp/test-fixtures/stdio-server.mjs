@@ -126,5 +126,18 @@ server.registerTool(
   },
 );
 
+server.registerTool(
+  'read_file',
+  { description: 'Reads a file of the host, if it can.', inputSchema: { path: z.string() } },
+  async ({ path }) => {
+    const { readFileSync } = await import('node:fs');
+    try {
+      return text(readFileSync(path, 'utf8'));
+    } catch (error) {
+      return text(`unreadable: ${error.code}`);
+    }
+  },
+);
+
 process.stderr.write(`stdio fixture ${process.pid} ready\n`);
 await server.connect(new StdioServerTransport());

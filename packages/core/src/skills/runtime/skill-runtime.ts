@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { lstat, mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { executeWorkflow, tail } from '../../../bin/skill-workflow.mjs';
 import type {
@@ -7,6 +7,7 @@ import type {
   SandboxCommandResult,
   SandboxSession,
 } from '../../sandbox/sandbox-backend.js';
+import { removeNoFollow, writeExclusive } from '../../util/no-follow-files.js';
 import { defaultSkillRunsDir } from '../../util/private-dirs.js';
 import { reserveDirectory } from '../../util/reserved-dirs.js';
 import { safePathSegment } from '../../util/safe-segment.js';
@@ -98,12 +99,62 @@ async function skillFiles(root: string): Promise<string[]> {
   return out;
 }
 
-/** Removes all but the newest `keep` run directories of a session directory. */
-async function pruneRuns(sessionDir: string, keep: number): Promise<void> {
+const RUN_NAME = /^run-(\d{13})-[0-9a-f]{12}$/;
+/** Runs in progress in this process (their host folders): never pruned. */
+const activeRuns = new Set<string>();
+/** A run older than its time limit and this is over, whoever started it. */
+const FINISHED_AFTER_MS = 60_000;
+
+/**
+ * Removes all but the newest `keep` run folders of a session folder — only runs that are over: not
+ * running here, and either marked done (`<run>.done` beside it, where no sandbox can write) or
+ * older than the time limit allows (a run of another process). Each goes through a removal that
+ * follows no link at any depth. Best effort: a failure leaves the folder for the next run.
+ */
+async function pruneRuns(sessionDir: string, keep: number, timeoutMs: number): Promise<void> {
   const entries = await readdir(sessionDir).catch(() => [] as string[]);
-  const runs = entries.filter((name) => /^run-\d{13}-[0-9a-f]{12}$/.test(name)).sort();
-  for (const name of runs.slice(0, Math.max(0, runs.length - keep)))
-    await rm(path.join(sessionDir, name), { recursive: true, force: true });
+  const done = new Set(entries.filter((name) => name.endsWith('.done')));
+  const runs = entries.filter((name) => RUN_NAME.test(name)).sort();
+  const now = Date.now();
+  for (const name of runs.slice(0, Math.max(0, runs.length - keep))) {
+    if (activeRuns.has(path.join(sessionDir, name))) continue;
+    const started = Number(RUN_NAME.exec(name)![1]);
+    if (!done.has(`${name}.done`) && now - started < timeoutMs + FINISHED_AFTER_MS) continue;
+    await removeNoFollow(sessionDir, name).catch(() => undefined);
+    await removeNoFollow(sessionDir, `${name}.done`).catch(() => undefined);
+  }
+}
+
+/**
+ * Makes a run's own folder (`<runsDir>/<account>/<session>/<run>`), marks it running, and prunes
+ * the session's old runs.
+ */
+async function openRunFolder(
+  runsDir: string,
+  request: SkillRunRequest,
+  runId: string,
+  limits: { keepRuns: number; timeoutMs: number },
+): Promise<string> {
+  const sessionDir = path.join(
+    runsDir,
+    safePathSegment(request.accountId ?? ''),
+    safePathSegment(request.sessionId ?? ''),
+  );
+  const hostRoot = path.join(sessionDir, runId);
+  await mkdir(hostRoot, { recursive: true, mode: 0o700 });
+  if (!(await lstat(hostRoot)).isDirectory())
+    throw new Error('the run directory is not a directory');
+  activeRuns.add(hostRoot);
+  await pruneRuns(sessionDir, limits.keepRuns, limits.timeoutMs);
+  return hostRoot;
+}
+
+/** Marks a run as over, beside its folder (out of its sandbox's reach). */
+async function closeRunFolder(hostRoot: string): Promise<void> {
+  activeRuns.delete(hostRoot);
+  await writeExclusive(path.dirname(hostRoot), `${path.basename(hostRoot)}.done`, '').catch(
+    () => undefined,
+  );
 }
 
 /** Host paths never reach the model: the run root and skill directories become labels. */
@@ -325,46 +376,40 @@ export function createSkillRuntime(options: SkillRuntimeOptions): SkillRuntime {
         : await options.skills({ prompt: request.prompt, skillNames: names });
       // Nothing to run: answered before a sandbox or a run folder is made.
       if (!python && skills.length === 0) return noSkillsResult(backend.name, runId, warnings);
-      let hostRoot: string | undefined;
-      if (local) {
-        const sessionDir = path.join(
-          runsDir,
-          safePathSegment(request.accountId ?? ''),
-          safePathSegment(request.sessionId ?? ''),
-        );
-        hostRoot = path.join(sessionDir, runId);
-        await mkdir(hostRoot, { recursive: true, mode: 0o700 });
-        if (!(await lstat(hostRoot)).isDirectory())
-          throw new Error('the run directory is not a directory');
-        await pruneRuns(sessionDir, keepRuns);
-      }
-      const session = await backend.createSession({
-        sessionId: request.sessionId ?? runId,
-        ...(hostRoot ? { hostRoot } : {}),
-        readOnlyPaths: local ? skills.map((skill) => skill.root) : [],
-        env: { ...(options.env ?? {}), KSADK_SELECTED_SKILL_NAMES: names.join(',') },
-        network: options.network ?? false,
-      });
+      const hostRoot = local
+        ? await openRunFolder(runsDir, request, runId, { keepRuns, timeoutMs })
+        : undefined;
       try {
-        const outcome = python
-          ? await runPython(session, request, names)
-          : local
-            ? await runLocal(session, request, skills, names)
-            : await runRemote(session, request, skills, names);
-        const scrub = scrubber([
-          ...skills.map((skill): [string, string] => [skill.root, `skills/${skill.name}`]),
-          [session.root, '.'],
-        ]);
-        const { process, report } = scrubOutcome(outcome, scrub);
-        return skillRuntimeResult(
-          backend.name,
-          `${session.id}/${runId}`,
-          process,
-          report,
-          warnings,
-        );
+        const session = await backend.createSession({
+          sessionId: request.sessionId ?? runId,
+          ...(hostRoot ? { hostRoot } : {}),
+          readOnlyPaths: local ? skills.map((skill) => skill.root) : [],
+          env: { ...(options.env ?? {}), KSADK_SELECTED_SKILL_NAMES: names.join(',') },
+          network: options.network ?? false,
+        });
+        try {
+          const outcome = python
+            ? await runPython(session, request, names)
+            : local
+              ? await runLocal(session, request, skills, names)
+              : await runRemote(session, request, skills, names);
+          const scrub = scrubber([
+            ...skills.map((skill): [string, string] => [skill.root, `skills/${skill.name}`]),
+            [session.root, '.'],
+          ]);
+          const { process, report } = scrubOutcome(outcome, scrub);
+          return skillRuntimeResult(
+            backend.name,
+            `${session.id}/${runId}`,
+            process,
+            report,
+            warnings,
+          );
+        } finally {
+          await session.kill();
+        }
       } finally {
-        await session.kill();
+        if (hostRoot) await closeRunFolder(hostRoot);
       }
     },
   };
