@@ -3,12 +3,11 @@ import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import {
-  killTree,
   markedEnvironment,
   newTreeMarker,
+  type ProcessTree,
   signalGroup,
   trackTree,
-  untrackTree,
 } from '../util/process-tree.js';
 import { LineSplitter } from './json-lines.js';
 import type { StderrTail } from './stderr-tail.js';
@@ -65,6 +64,7 @@ export class ProcessGroupStdioTransport implements Transport {
   readonly #lines: LineSplitter;
   /** In the server's environment, inherited by all it starts: found and killed when it ends. */
   readonly #marker = newTreeMarker();
+  #tree: ProcessTree | undefined;
   #child: ChildProcessWithoutNullStreams | undefined;
   #startedAt = 0;
   #requested = false;
@@ -133,7 +133,7 @@ export class ProcessGroupStdioTransport implements Transport {
       this.#child = child;
       this.#startedAt = performance.now();
       child.once('spawn', () => {
-        if (child.pid !== undefined) trackTree(child.pid, this.#marker);
+        if (child.pid !== undefined) this.#tree = trackTree(child.pid, this.#marker);
         // Idle servers must not keep the host alive; requests in flight keep it alive with their
         // timers, and the exit hook stops whatever is left when the host exits.
         child.unref();
@@ -190,9 +190,8 @@ export class ProcessGroupStdioTransport implements Transport {
     if (pid !== undefined) {
       // Whatever the server left behind goes with it: its group at once, then (once /proc has
       // been read) anything that left the group but carries its marker (`setsid`, a daemon).
-      signalGroup(pid, 'SIGKILL');
-      untrackTree(pid);
-      void killTree(pid, this.#marker, { leaderExited: true });
+      this.#tree?.untrack();
+      void this.#tree?.kill({ leaderExited: true });
     }
     this.#options.onExit?.({
       pid,
@@ -290,7 +289,7 @@ export class ProcessGroupStdioTransport implements Transport {
     }
     // A process stuck beyond SIGKILL (uninterruptible I/O) must not hold close() forever.
     if (!this.#exited) {
-      if (pid !== undefined) untrackTree(pid);
+      this.#tree?.untrack();
       this.#end();
     }
     await this.#done;

@@ -1,11 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import {
-  killTree,
-  markedEnvironment,
-  newTreeMarker,
-  trackTree,
-  untrackTree,
-} from '../util/process-tree.js';
+import { markedEnvironment, newTreeMarker, trackTree } from '../util/process-tree.js';
 import { OutputTail } from './output-tail.js';
 
 /** After the direct child exits, how long buffered output may take to drain. */
@@ -93,7 +87,7 @@ export function runProcessGroup(spec: GroupRunSpec): GroupRun {
     };
   }
   const pid = child.pid;
-  if (pid !== undefined) trackTree(pid, marker);
+  const tree = pid !== undefined ? trackTree(pid, marker) : undefined;
   let stopped: StopReason | null = null;
   let exited = false;
   let exitCode: number | null = null;
@@ -114,7 +108,7 @@ export function runProcessGroup(spec: GroupRunSpec): GroupRun {
     finished = true;
     for (const timer of timers) clearTimeout(timer);
     spec.signal?.removeEventListener('abort', onAbort);
-    if (pid !== undefined) untrackTree(pid);
+    tree?.untrack();
     child.stdout?.destroy();
     child.stderr?.destroy();
     resolveDone(
@@ -129,7 +123,7 @@ export function runProcessGroup(spec: GroupRunSpec): GroupRun {
   const stop = (reason: StopReason): void => {
     if (finished || exited || pid === undefined) return;
     stopped ??= reason;
-    void killTree(pid, marker);
+    void tree?.kill();
     // A child stuck beyond SIGKILL (uninterruptible I/O) must not hold the run forever.
     later(KILL_GRACE_MS, finish);
   };
@@ -159,7 +153,7 @@ export function runProcessGroup(spec: GroupRunSpec): GroupRun {
     exitSignal = signal;
     // What the program left running goes with it: its group, and whatever left the group
     // (`setsid`, a double fork) but still carries the tree's marker.
-    if (pid !== undefined) void killTree(pid, marker, { leaderExited: true });
+    void tree?.kill({ leaderExited: true });
     if (openStreams === 0) finish();
     else later(DRAIN_GRACE_MS, finish);
   });

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
-import { open, readdir, readFile } from 'node:fs/promises';
+import { closeSync, openSync, readdirSync, readSync } from 'node:fs';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 
 /**
  * The one kit for stopping what a child process started, used by sandbox commands and stdio MCP
@@ -8,7 +8,7 @@ import { open, readdir, readFile } from 'node:fs/promises';
  * random marker in its environment ({@link TREE_MARKER_VARIABLE}) that every descendant inherits.
  * Killing the tree stops the group, then kills every descendant of the leader still linked to it
  * and every process carrying the marker — which finds what left the group and the leader's
- * lineage (`setsid`, a double fork, a daemon reparented to init) — then the group. Groups still
+ * lineage (`setsid`, a double fork, a daemon reparented to init) — then the group. Trees still
  * running when the host exits are killed by an `exit` hook. Linux reads `/proc`; elsewhere only
  * the group is signalled.
  */
@@ -16,10 +16,12 @@ import { open, readdir, readFile } from 'node:fs/promises';
 /** The environment variable that marks every process of one tree. */
 export const TREE_MARKER_VARIABLE = 'KSADK_PROCESS_TREE';
 
-/** Reads of `/proc` in flight at once, so a huge process table does not flood the thread pool. */
-const SCAN_BATCH = 256;
+/** Processes looked at between two turns of the event loop. */
+const SCAN_CHUNK = 64;
 /** Rounds of find-and-kill: a process forked while the first round killed is found by the next. */
 const KILL_ROUNDS = 2;
+/** Bytes of a process's environment looked at: the marker sits among the inherited variables. */
+const MAX_ENVIRON_BYTES = 1024 * 1024;
 
 /** A new marker for one tree. */
 export function newTreeMarker(): string {
@@ -54,23 +56,59 @@ const signalProcess = (pid: number, signal: NodeJS.Signals): void => {
   }
 };
 
-/** The parent of a process, from its `/proc/<pid>/stat` text. */
-function parentOf(stat: string): number {
-  // Fields after the command name (which may hold spaces and parentheses): state, ppid…
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+/** One buffer for every `/proc/<pid>/stat` read (a line of a few hundred bytes). */
+const statBuffer = Buffer.alloc(4096);
+
+/** A process's parent and start time (clock ticks since boot), from `/proc/<pid>/stat`. */
+function statOf(pid: number): { ppid: number; start: number } | undefined {
+  let text: string;
+  try {
+    // open/read/close into one buffer: a third of readFileSync's cost, for every process.
+    const fd = openSync(`/proc/${pid}/stat`, 'r');
+    try {
+      text = statBuffer.toString('latin1', 0, readSync(fd, statBuffer, 0, statBuffer.length, 0));
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return undefined;
+  }
+  // Fields after the command name (which may hold spaces and parentheses): state (3), ppid (4)…
+  // start time is field 22.
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return { ppid: Number(fields[1]), start: Number(fields[19]) };
 }
 
-/** What one scan of `/proc` found: each process's parent, and those carrying the marker. */
-interface ProcessTable {
-  readonly children: Map<number, number[]>;
-  readonly marked: number[];
+/** Up to 1 MiB of a process's environment, or nothing when it is not ours to read. */
+function environOf(pid: number): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(`/proc/${pid}/environ`, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const buffer = Buffer.alloc(Math.min(MAX_ENVIRON_BYTES, 64 * 1024));
+    let data = buffer;
+    let filled = 0;
+    for (;;) {
+      if (filled === data.length) {
+        if (data.length >= MAX_ENVIRON_BYTES) break;
+        const grown = Buffer.alloc(Math.min(MAX_ENVIRON_BYTES, data.length * 4));
+        data.copy(grown, 0, 0, filled);
+        data = grown;
+      }
+      const read = readSync(fd, data, filled, data.length - filled, null);
+      if (read === 0) break;
+      filled += read;
+    }
+    return data.subarray(0, filled);
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
 }
-
-const addChild = (table: ProcessTable, ppid: number, pid: number): void => {
-  const list = table.children.get(ppid);
-  if (list) list.push(pid);
-  else table.children.set(ppid, [pid]);
-};
 
 const carries = (environ: Buffer, needle: Buffer): boolean => {
   const at = environ.indexOf(needle);
@@ -78,7 +116,68 @@ const carries = (environ: Buffer, needle: Buffer): boolean => {
   return at === 0 || (at > 0 && environ[at - 1] === 0);
 };
 
-const markerNeedle = (marker: string): Buffer => Buffer.from(`${TREE_MARKER_VARIABLE}=${marker}\0`);
+/** What one look at `/proc` found: each process's children, and those carrying the marker. */
+interface ProcessTable {
+  readonly children: Map<number, number[]>;
+  readonly marked: number[];
+}
+
+/** Which processes to look at, and for what. */
+interface ScanSpec {
+  readonly marker: string | undefined;
+  /** Only processes started at or after this (the leader's start) can carry the marker. */
+  readonly since: number | undefined;
+}
+
+function lookAt(table: ProcessTable, pid: number, spec: ScanSpec, needle: Buffer | undefined) {
+  const stat = statOf(pid);
+  if (!stat) return;
+  const list = table.children.get(stat.ppid);
+  if (list) list.push(pid);
+  else table.children.set(stat.ppid, [pid]);
+  if (!needle || pid === process.pid) return;
+  if (spec.since !== undefined && stat.start < spec.since) return;
+  const environ = environOf(pid);
+  if (environ && carries(environ, needle)) table.marked.push(pid);
+}
+
+const processIds = (): number[] => {
+  try {
+    return readdirSync('/proc')
+      .filter((entry) => /^\d+$/.test(entry))
+      .map(Number);
+  } catch {
+    return [];
+  }
+};
+
+const needleOf = (marker: string | undefined): Buffer | undefined =>
+  marker ? Buffer.from(`${TREE_MARKER_VARIABLE}=${marker}\0`) : undefined;
+
+/**
+ * Reads the process table a chunk at a time, yielding between chunks: a few microseconds per
+ * process, no thread-pool round trips (which a loaded host makes slow), and the event loop keeps
+ * turning however many processes there are. Only processes started after the leader have their
+ * environment read.
+ */
+async function scan(spec: ScanSpec): Promise<ProcessTable> {
+  const table: ProcessTable = { children: new Map(), marked: [] };
+  const needle = needleOf(spec.marker);
+  const pids = processIds();
+  for (let start = 0; start < pids.length; start += SCAN_CHUNK) {
+    if (start > 0) await nextTurn();
+    for (const pid of pids.slice(start, start + SCAN_CHUNK)) lookAt(table, pid, spec, needle);
+  }
+  return table;
+}
+
+/** The same scan in one go: only for the exit hook, where nothing asynchronous runs. */
+function scanSync(spec: ScanSpec): ProcessTable {
+  const table: ProcessTable = { children: new Map(), marked: [] };
+  const needle = needleOf(spec.marker);
+  for (const pid of processIds()) lookAt(table, pid, spec, needle);
+  return table;
+}
 
 /** Live descendants of `pid` in the table. */
 function below(pid: number, table: ProcessTable): number[] {
@@ -93,155 +192,78 @@ function below(pid: number, table: ProcessTable): number[] {
   return found;
 }
 
-const processIds = (entries: readonly string[]): number[] =>
-  entries.filter((entry) => /^\d+$/.test(entry)).map(Number);
-
-/** Bytes of a process's environment looked at: the marker sits among the inherited variables. */
-const MAX_ENVIRON_BYTES = 1024 * 1024;
-
-async function readEnviron(pid: number): Promise<Buffer> {
-  const handle = await open(`/proc/${pid}/environ`, 'r');
-  try {
-    const buffer = Buffer.alloc(MAX_ENVIRON_BYTES);
-    let filled = 0;
-    while (filled < buffer.length) {
-      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, null);
-      if (bytesRead === 0) break;
-      filled += bytesRead;
-    }
-    return buffer.subarray(0, filled);
-  } finally {
-    await handle.close();
-  }
-}
-
-function readEnvironSync(pid: number): Buffer {
-  const fd = openSync(`/proc/${pid}/environ`, 'r');
-  try {
-    const buffer = Buffer.alloc(MAX_ENVIRON_BYTES);
-    let filled = 0;
-    while (filled < buffer.length) {
-      const read = readSync(fd, buffer, filled, buffer.length - filled, null);
-      if (read === 0) break;
-      filled += read;
-    }
-    return buffer.subarray(0, filled);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** Reads the process table without blocking the event loop. */
-async function scan(marker: string | undefined): Promise<ProcessTable> {
-  const table: ProcessTable = { children: new Map(), marked: [] };
-  let pids: number[];
-  try {
-    pids = processIds(await readdir('/proc'));
-  } catch {
-    return table;
-  }
-  const needle = marker ? markerNeedle(marker) : undefined;
-  for (let start = 0; start < pids.length; start += SCAN_BATCH) {
-    await Promise.all(
-      pids.slice(start, start + SCAN_BATCH).map(async (pid) => {
-        try {
-          addChild(table, parentOf(await readFile(`/proc/${pid}/stat`, 'utf8')), pid);
-          if (needle && pid !== process.pid && carries(await readEnviron(pid), needle))
-            table.marked.push(pid);
-        } catch {
-          // The process ended while we looked, or its environment is not ours to read.
-        }
-      }),
-    );
-  }
-  return table;
-}
-
-/** The same scan, synchronous: only for the exit hook, where nothing asynchronous runs. */
-function scanSync(marker: string | undefined): ProcessTable {
-  const table: ProcessTable = { children: new Map(), marked: [] };
-  let pids: number[];
-  try {
-    pids = processIds(readdirSync('/proc'));
-  } catch {
-    return table;
-  }
-  const needle = marker ? markerNeedle(marker) : undefined;
-  for (const pid of pids) {
-    try {
-      addChild(table, parentOf(readFileSync(`/proc/${pid}/stat`, 'utf8')), pid);
-      if (needle && pid !== process.pid && carries(readEnvironSync(pid), needle))
-        table.marked.push(pid);
-    } catch {
-      // Ended, or not ours.
-    }
-  }
-  return table;
-}
-
 const members = (pid: number, table: ProcessTable): number[] => [
   ...new Set([...below(pid, table), ...table.marked]),
 ];
 
-/**
- * Kills the tree of the group led by `pid`: the group is stopped (no new children), then every
- * descendant of the leader and every process carrying `marker` is killed — twice over, for a
- * fork that raced the first round — then the group. After the leader has exited
- * (`leaderExited`), its id may name another process by now, so only the marker and the group
- * count: what it left behind still carries the marker.
- */
-export async function killTree(
-  pid: number,
-  marker?: string,
-  options: { leaderExited?: boolean } = {},
-): Promise<void> {
-  if (options.leaderExited) {
-    // At once, while the group id cannot name anything else yet: its members still hold it.
-    signalGroup(pid, 'SIGKILL');
-    for (let round = 0; round < KILL_ROUNDS; round += 1) {
-      const { marked } = await scan(marker);
-      for (const member of marked) signalProcess(member, 'SIGKILL');
-      if (marked.length === 0) break;
-    }
-    return;
-  }
-  signalGroup(pid, 'SIGSTOP');
-  for (let round = 0; round < KILL_ROUNDS; round += 1) {
-    const found = members(pid, await scan(marker));
-    for (const member of found) signalProcess(member, 'SIGKILL');
-    if (found.length === 0) break;
-  }
-  signalGroup(pid, 'SIGKILL');
+/** A running child process, its group and everything it starts. */
+export interface ProcessTree {
+  readonly pid: number;
+  /**
+   * Kills the tree: the group is stopped (no new children), then every descendant of the leader
+   * and every process carrying the marker is killed — twice over, for a fork that raced the first
+   * round — then the group. After the leader has exited (`leaderExited`) its id may name another
+   * process by now, so only the group (at once) and the marker count: what it left behind still
+   * carries the marker.
+   */
+  kill(options?: { leaderExited?: boolean }): Promise<void>;
+  /** Forgets the tree (it ended); the last one removes the exit hook. */
+  untrack(): void;
 }
 
-function killTreeSync(pid: number, marker: string | undefined): void {
-  signalGroup(pid, 'SIGSTOP');
-  for (const member of members(pid, scanSync(marker))) signalProcess(member, 'SIGKILL');
-  signalGroup(pid, 'SIGKILL');
-}
-
-/** Trees alive in this process, killed if the process exits while they run: leader → marker. */
-const live = new Map<number, string | undefined>();
+/** Trees alive in this process, killed if the process exits while they run. */
+const live = new Map<number, ScanSpec>();
 
 const killAllOnExit = (): void => {
-  for (const [pid, marker] of live) killTreeSync(pid, marker);
+  for (const [pid, spec] of live) {
+    signalGroup(pid, 'SIGSTOP');
+    for (const member of members(pid, scanSync(spec))) signalProcess(member, 'SIGKILL');
+    signalGroup(pid, 'SIGKILL');
+  }
   live.clear();
 };
 
 /**
- * Records a running tree; the first one installs the hook that kills them all when this process
- * exits (the groups are detached: without it they would outlive the host). The hook is removed
- * with the last tree, and never keeps the event loop alive.
+ * Tracks a child just spawned (`detached`, with `marker` in its environment): the first tree
+ * installs the hook that kills them all when this process exits (the groups are detached:
+ * without it they would outlive the host). The hook never keeps the event loop alive.
  */
-export function trackTree(pid: number, marker?: string): void {
+export function trackTree(pid: number, marker: string | undefined): ProcessTree {
+  // Read now, while the leader lives: what it starts begins later than this.
+  const spec: ScanSpec = { marker, since: statOf(pid)?.start };
   if (live.size === 0) process.on('exit', killAllOnExit);
-  live.set(pid, marker);
-}
-
-/** Forgets a tree that ended; the last one removes the exit hook. */
-export function untrackTree(pid: number): void {
-  if (!live.delete(pid)) return;
-  if (live.size === 0) process.off('exit', killAllOnExit);
+  live.set(pid, spec);
+  let killed = false;
+  return {
+    pid,
+    async kill(options = {}) {
+      if (options.leaderExited) {
+        // At once, while the group id cannot name anything else yet: its members still hold it.
+        signalGroup(pid, 'SIGKILL');
+        // A kill before the exit found and killed everything already.
+        if (killed || !marker) return;
+        for (let round = 0; round < KILL_ROUNDS; round += 1) {
+          const { marked } = await scan(spec);
+          for (const member of marked) signalProcess(member, 'SIGKILL');
+          if (marked.length === 0) break;
+        }
+        return;
+      }
+      killed = true;
+      signalGroup(pid, 'SIGSTOP');
+      for (let round = 0; round < KILL_ROUNDS; round += 1) {
+        const found = members(pid, await scan(spec));
+        for (const member of found) signalProcess(member, 'SIGKILL');
+        if (found.length === 0) break;
+      }
+      signalGroup(pid, 'SIGKILL');
+    },
+    untrack() {
+      if (live.get(pid) !== spec) return;
+      live.delete(pid);
+      if (live.size === 0) process.off('exit', killAllOnExit);
+    },
+  };
 }
 
 /** How many trees are tracked (for tests and diagnostics). */
