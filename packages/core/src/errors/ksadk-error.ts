@@ -23,6 +23,10 @@ export type KsadkErrorCode =
   | 'invalid_state'
   /** A shared store (Redis, PostgreSQL) could not be reached or answered with an error. */
   | 'store_unavailable'
+  /** A remote service (the Skill Service) failed, timed out or could not be reached. */
+  | 'service_unavailable'
+  /** A downloaded package (a skill archive) was refused: unsafe, corrupt, too large, not as listed. */
+  | 'invalid_package'
   /** A framework adapter was used in a way its framework cannot support. */
   | 'unsupported'
   /** Anything else raised by KsADK itself. */

@@ -23,6 +23,8 @@ export const TOOL_ERROR_TYPES = {
   invalid_tool: 'no',
   invalid_state: 'no',
   store_unavailable: 'retry',
+  service_unavailable: 'retry',
+  invalid_package: 'no',
   // Catalogue: dispatcher and tool_search (the Python contract's names)
   unknown_tool: 'fix',
   unknown_action: 'fix',

@@ -13,7 +13,7 @@ export interface ArchiveLimits {
   maxEntries: number;
   /** Most uncompressed bytes in all. @default 100 MiB */
   maxTotalBytes: number;
-  /** Highest uncompressed:compressed ratio of one entry. @default 100 */
+  /** Highest uncompressed:compressed ratio of one entry of 1 MiB or more. @default 100 */
   maxRatio: number;
 }
 
@@ -152,10 +152,15 @@ export async function extractSkillArchive(
         const item = plannedFiles[index]!;
         const small = isSmall(item.entry);
         const stream = await new Promise<Readable>((resolve, reject) =>
-          zip.openReadStream(item.entry, { decompress: small ? false : null }, (error, readable) =>
-            error || !readable
-              ? reject(unsafe(`entry ${item.name} cannot be read`))
-              : resolve(readable),
+          // Raw bytes for a small deflated entry (inflated in one step below); a stored entry is
+          // raw already, and yauzl refuses the `decompress` option for it.
+          zip.openReadStream(
+            item.entry,
+            small && item.entry.compressionMethod === 8 ? { decompress: false } : {},
+            (error, readable) =>
+              error || !readable
+                ? reject(unsafe(`entry ${item.name} cannot be read`))
+                : resolve(readable),
           ),
         );
         const target = path.join(dest, ...item.name.split('/'));
@@ -201,12 +206,24 @@ interface PlannedEntry {
   executable: boolean;
 }
 
+/**
+ * Entries macOS adds to the archives it makes (`__MACOSX/` resource forks, `.DS_Store` folder
+ * settings): not part of any skill, never extracted.
+ */
+export function isMacOsJunk(name: string): boolean {
+  return name === '__MACOSX' || name.startsWith('__MACOSX/') || /(^|\/)\.DS_Store$/.test(name);
+}
+
+/** An entry is held to the compression ratio only from this size: smaller ones cannot matter. */
+export const RATIO_MIN_BYTES = 1024 * 1024;
+
 function planEntries(entries: Entry[], limits: ArchiveLimits): PlannedEntry[] {
   const seen = new Set<string>();
   let total = 0;
   const plan: PlannedEntry[] = [];
   for (const entry of entries) {
     const { name, directory } = entryName(entry);
+    if (isMacOsJunk(name)) continue;
     checkType(entry, name, directory);
     const key = name.toLowerCase().normalize('NFC');
     if (seen.has(key)) throw unsafe(`entry ${JSON.stringify(name.slice(0, 120))} appears twice`);
@@ -217,12 +234,14 @@ function planEntries(entries: Entry[], limits: ArchiveLimits): PlannedEntry[] {
       total += entry.uncompressedSize;
       if (total > limits.maxTotalBytes)
         throw unsafe(`the archive unpacks to more than ${limits.maxTotalBytes} bytes`);
+      // The bomb defence is the total cap (sizes are held to the declared ones while writing);
+      // the ratio rule is for entries large enough to matter — a 64 KB CSV of zeros is fine.
       const ratio =
-        entry.compressedSize === 0
-          ? entry.uncompressedSize === 0
-            ? 0
-            : Infinity
-          : entry.uncompressedSize / entry.compressedSize;
+        entry.uncompressedSize < RATIO_MIN_BYTES
+          ? 0
+          : entry.compressedSize === 0
+            ? Infinity
+            : entry.uncompressedSize / entry.compressedSize;
       if (ratio > limits.maxRatio)
         throw unsafe(
           `entry ${JSON.stringify(name.slice(0, 120))} is compressed more than ${limits.maxRatio}:1`,
