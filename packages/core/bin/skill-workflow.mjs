@@ -61,11 +61,16 @@ export function skillNames(value) {
   return out;
 }
 
-/** The skill directories under `dir` (each with a SKILL.md), sorted. @param {string} dir @returns {SkillDir[]} */
+/** The skill directories under `dir` (each with a SKILL.md or skill.md), sorted. @param {string} dir @returns {SkillDir[]} */
 export function skillsUnder(dir) {
   if (!dir || !existsSync(dir)) return [];
   return readdirSync(dir, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && existsSync(path.join(dir, entry.name, 'SKILL.md')))
+    .filter(
+      (entry) =>
+        entry.isDirectory() &&
+        (existsSync(path.join(dir, entry.name, 'SKILL.md')) ||
+          existsSync(path.join(dir, entry.name, 'skill.md'))),
+    )
     .map((entry) => ({ name: entry.name, root: path.join(dir, entry.name) }))
     .sort((a, b) => (a.name < b.name ? -1 : 1));
 }

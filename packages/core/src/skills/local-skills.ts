@@ -2,7 +2,7 @@ import type { Dirent } from 'node:fs';
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { echoValue, modelSafeErrorMessage, registerHostPath } from '../util/sanitize-message.js';
-import { type ParsedSkillMd, parseSkillMd } from './skill-md.js';
+import { type ParsedSkillMd, parseSkillMd, SKILL_MD_NAMES } from './skill-md.js';
 
 /** Largest SKILL.md read. */
 export const MAX_SKILL_MD_BYTES = 1024 * 1024;
@@ -59,11 +59,20 @@ async function listResourceFiles(root: string, folder: string): Promise<string[]
   return out;
 }
 
-/** Reads `<root>/SKILL.md`: a regular file (not a symlink), at most {@link MAX_SKILL_MD_BYTES}. */
+/** The skill's instructions file (`SKILL.md`, else `skill.md`), or `undefined` when it has none. */
+export async function findSkillMd(root: string): Promise<string | undefined> {
+  for (const name of SKILL_MD_NAMES) {
+    const file = path.join(root, name);
+    if (await lstat(file).catch(() => undefined)) return file;
+  }
+  return undefined;
+}
+
+/** Reads the skill's SKILL.md: a regular file (not a symlink), at most {@link MAX_SKILL_MD_BYTES}. */
 async function readSkillMd(root: string): Promise<string> {
-  const file = path.join(root, 'SKILL.md');
-  const stat = await lstat(file).catch(() => undefined);
-  if (!stat) throw new Error('SKILL.md not found');
+  const file = await findSkillMd(root);
+  if (!file) throw new Error('SKILL.md not found');
+  const stat = await lstat(file);
   if (!stat.isFile()) throw new Error('SKILL.md is not a regular file');
   if (stat.size > MAX_SKILL_MD_BYTES)
     throw new Error(`SKILL.md is larger than ${MAX_SKILL_MD_BYTES} bytes`);
@@ -136,8 +145,7 @@ export async function loadLocalSkills(dir: string): Promise<LocalSkillsLoad> {
   const seen = new Set<string>();
   for (const name of names) {
     const root = path.join(dir, name);
-    const hasSkillMd = await lstat(path.join(root, 'SKILL.md')).catch(() => undefined);
-    if (!hasSkillMd) continue;
+    if (!(await findSkillMd(root))) continue;
     try {
       const skill = await loadSkillDirectory(root, { expectedName: name });
       for (const warning of skill.warnings) warnings.push(`skill "${name}": ${warning}`);

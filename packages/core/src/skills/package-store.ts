@@ -5,6 +5,7 @@ import path from 'node:path';
 import { defaultSkillCacheDir } from '../util/private-dirs.js';
 import { reserveDirectory } from '../util/reserved-dirs.js';
 import { loadSkillDirectory, type Skill } from './local-skills.js';
+import { isSkillMdPath } from './skill-md.js';
 import { type SkillRef, skillCacheKey } from './skill-ref.js';
 import { SkillServiceError } from './skill-service-error.js';
 import {
@@ -112,7 +113,7 @@ async function verifyEntry(
 function skillRootOf(files: readonly ExtractedFile[]): string {
   const candidates = files
     .map((file) => file.path)
-    .filter((file) => file === 'SKILL.md' || file.endsWith('/SKILL.md'))
+    .filter(isSkillMdPath)
     .sort((a, b) => a.split('/').length - b.split('/').length || (a < b ? -1 : a > b ? 1 : 0));
   if (candidates.length === 0)
     throw new SkillServiceError('invalid_skill_package', 'the archive has no SKILL.md');

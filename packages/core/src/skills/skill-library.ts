@@ -3,7 +3,12 @@ import { type LocalSkillsLoad, loadLocalSkills, type Skill } from './local-skill
 import type { SkillPackageStore } from './package-store.js';
 import type { SkillServiceClient } from './service-client.js';
 import type { SkillSpacesConfig } from './service-env.js';
-import { filterByAllowlist, matchSkills, type SkillMatch } from './skill-matching.js';
+import {
+  comparableText,
+  filterByAllowlist,
+  matchSkills,
+  type SkillMatch,
+} from './skill-matching.js';
 import { isActiveSkill, type SkillRef, type SkillSpace } from './skill-ref.js';
 import { SkillServiceError } from './skill-service-error.js';
 
@@ -136,7 +141,7 @@ export function createSkillLibrary(options: SkillLibraryOptions): SkillLibrary {
     const seen = new Set<string>();
     const add = (items: SkillEntry[]): void => {
       for (const item of items) {
-        const key = item.name.toLowerCase();
+        const key = comparableText(item.name);
         if (!key || seen.has(key)) continue;
         seen.add(key);
         entries.push(item);
@@ -199,9 +204,9 @@ export function createSkillLibrary(options: SkillLibraryOptions): SkillLibrary {
       return matchSkills(entries, query, { limit: searchOptions.limit ?? 10 });
     },
     async load(name, spaceId) {
-      const wanted = name.trim().toLowerCase();
+      const wanted = comparableText(name.trim());
       const { entries } = await list(spaceId);
-      const entry = entries.find((candidate) => candidate.name.toLowerCase() === wanted);
+      const entry = entries.find((candidate) => comparableText(candidate.name) === wanted);
       return entry ? loadEntry(entry) : undefined;
     },
     async forRun(prompt, names) {
@@ -212,7 +217,7 @@ export function createSkillLibrary(options: SkillLibraryOptions): SkillLibrary {
           ? matches
           : matches.filter((match) => match.skill.source === 'local' || match.score >= 65);
       const missing = names.filter(
-        (name) => !entries.some((entry) => entry.name.toLowerCase() === name.toLowerCase()),
+        (name) => !entries.some((entry) => comparableText(entry.name) === comparableText(name)),
       );
       if (missing.length > 0) warnings.push(`skills not found: ${missing.join(', ')}`);
       const skills: Skill[] = [];

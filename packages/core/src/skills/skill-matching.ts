@@ -10,9 +10,11 @@ export function normalizeSkillNames(value: unknown): string[] {
   for (const item of items) {
     if (typeof item !== 'string') continue;
     for (const part of item.split(',')) {
-      const name = part.trim();
-      if (!name || seen.has(name.toLowerCase())) continue;
-      seen.add(name.toLowerCase());
+      // NFKC: a name written decomposed (`café`) is the skill's name.
+      const name = part.trim().normalize('NFKC');
+      const key = name.toLowerCase();
+      if (!name || seen.has(key)) continue;
+      seen.add(key);
       out.push(name);
       if (out.length >= 50) return out;
     }
@@ -36,16 +38,28 @@ export interface SkillMatch<T extends MatchableSkill> {
   reason: 'exact_name' | 'name' | 'alias' | 'tag' | 'metadata';
 }
 
-const TOKEN_SPLIT = /[^0-9a-zA-Z\u4e00-\u9fff]+/;
+/** Anything but letters, digits and combining marks (of any script) separates tokens. */
+const TOKEN_SPLIT = /[^\p{L}\p{N}\p{M}]+/u;
+/** Scripts written without spaces: their runs are matched as overlapping pairs of characters. */
+const UNSPACED = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}]+$/u;
 
-/** Lower-cased tokens of two or more characters; CJK runs as overlapping bigrams. */
+/** Text as it is compared: NFKC-normalised (decomposed `café` is `café`), lower case. */
+export function comparableText(text: string): string {
+  return text.normalize('NFKC').toLowerCase();
+}
+
+/**
+ * Lower-cased tokens of two or more characters, in any script; runs of Chinese, Japanese and
+ * Thai as overlapping pairs.
+ */
 export function skillTokens(text: string): Set<string> {
   const out = new Set<string>();
-  for (const token of text.toLowerCase().split(TOKEN_SPLIT)) {
-    if (token.length < 2) continue;
-    if (/^[\u4e00-\u9fff]+$/.test(token)) {
-      for (let index = 0; index + 1 < token.length; index += 1)
-        out.add(token.slice(index, index + 2));
+  for (const token of comparableText(text).split(TOKEN_SPLIT)) {
+    const chars = [...token];
+    if (chars.length < 2) continue;
+    if (UNSPACED.test(token)) {
+      for (let index = 0; index + 1 < chars.length; index += 1)
+        out.add(chars[index]! + chars[index + 1]!);
     } else out.add(token);
   }
   return out;
@@ -56,13 +70,13 @@ function scoreOf<T extends MatchableSkill>(
   prompt: string,
   promptTokens: Set<string>,
 ): Pick<SkillMatch<T>, 'score' | 'reason'> | undefined {
-  const name = skill.name.toLowerCase();
+  const name = comparableText(skill.name);
   if (name && prompt.includes(name)) return { score: 90, reason: 'name' };
-  if ((skill.aliases ?? []).some((alias) => alias && prompt.includes(alias.toLowerCase())))
+  if ((skill.aliases ?? []).some((alias) => alias && prompt.includes(comparableText(alias))))
     return { score: 80, reason: 'alias' };
   if (
     (skill.tags ?? []).some((tag) => {
-      const lower = tag.toLowerCase();
+      const lower = comparableText(tag);
       return lower && (prompt.includes(lower) || promptTokens.has(lower));
     })
   )
@@ -84,13 +98,13 @@ export function matchSkills<T extends MatchableSkill>(
   prompt: string,
   options: { names?: readonly string[]; limit?: number } = {},
 ): SkillMatch<T>[] {
-  const names = new Set((options.names ?? []).map((name) => name.toLowerCase()));
-  const lowerPrompt = prompt.toLowerCase();
+  const names = new Set((options.names ?? []).map(comparableText));
+  const lowerPrompt = comparableText(prompt);
   const tokens = skillTokens(prompt);
   const seen = new Set<string>();
   const matches: SkillMatch<T>[] = [];
   for (const skill of skills) {
-    const key = skill.name.toLowerCase();
+    const key = comparableText(skill.name);
     if (!key || seen.has(key)) continue;
     if (names.size > 0) {
       if (names.has(key)) {
@@ -124,6 +138,6 @@ export function filterByAllowlist<T extends { name: string }>(
   allowlist: readonly string[],
 ): T[] {
   if (allowlist.length === 0) return skills.filter((skill) => skill.name);
-  const allowed = new Set(allowlist.map((name) => name.toLowerCase()));
-  return skills.filter((skill) => allowed.has(skill.name.toLowerCase()));
+  const allowed = new Set(allowlist.map(comparableText));
+  return skills.filter((skill) => allowed.has(comparableText(skill.name)));
 }

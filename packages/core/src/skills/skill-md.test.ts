@@ -34,7 +34,7 @@ describe('parseSkillMd', () => {
       expectedName: 'good',
     });
     expect(parsed.frontmatter.name).toBe('Bad--Name');
-    expect(parsed.warnings.join('\n')).toMatch(/lower-case letters/);
+    expect(parsed.warnings.join('\n')).toMatch(/lower case/);
     expect(parsed.warnings.join('\n')).toMatch(/differs from its directory "good"/);
     expect(parsed.warnings.join('\n')).toMatch(/unknown frontmatter field "extra"/);
   });

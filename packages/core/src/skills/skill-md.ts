@@ -3,10 +3,50 @@ import { lazyRequire } from '../util/lazy-require.js';
 
 const yamlParser = lazyRequire<typeof Yaml>('yaml');
 
-/** A skill name: lower-case letters and digits in hyphen-separated runs, at most 64 characters. */
-export const SKILL_NAME_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
-/** Longest skill name. */
+/**
+ * A skill name, as the Agent Skills reference validator reads it: letters and digits of any
+ * script (`report`, `技能`, `мой-навык`, `café`) in runs joined by single hyphens; it must also be
+ * lower case ({@link skillNameProblem}) and at most 64 characters, compared after NFKC
+ * normalisation.
+ */
+export const SKILL_NAME_PATTERN = /^[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*$/u;
+/** Longest skill name, in characters (code points) after NFKC normalisation. */
 export const MAX_SKILL_NAME_LENGTH = 64;
+
+/** A name as it is compared: trimmed, NFKC-normalised (`café` written decomposed is `café`). */
+export function normalizeSkillName(name: string): string {
+  return name.trim().normalize('NFKC');
+}
+
+/**
+ * What is wrong with a skill name (already normalised), or `undefined`: at most 64 characters,
+ * lower case, letters and digits of any script with single hyphens, none first or last.
+ */
+export function skillNameProblem(name: string): string | undefined {
+  const shown = `"${name.slice(0, 80)}"`;
+  if (name === '') return 'name must not be empty';
+  if ([...name].length > MAX_SKILL_NAME_LENGTH)
+    return `name ${shown} is longer than ${MAX_SKILL_NAME_LENGTH} characters`;
+  if (name !== name.toLowerCase()) return `name ${shown} must be lower case`;
+  if (name.startsWith('-') || name.endsWith('-'))
+    return `name ${shown} must not start or end with a hyphen`;
+  if (name.includes('--')) return `name ${shown} must not hold consecutive hyphens`;
+  if (!SKILL_NAME_PATTERN.test(name))
+    return `name ${shown} holds characters other than letters, digits and hyphens`;
+  return undefined;
+}
+/**
+ * The file names a skill's instructions may have, in the order they are looked for: the spec's
+ * `SKILL.md`, then `skill.md` (which the reference validator accepts too).
+ */
+export const SKILL_MD_NAMES = ['SKILL.md', 'skill.md'] as const;
+
+/** Whether an archive or folder path names a skill's instructions (`…/SKILL.md`, `…/skill.md`). */
+export function isSkillMdPath(file: string): boolean {
+  const base = file.slice(file.lastIndexOf('/') + 1);
+  return (SKILL_MD_NAMES as readonly string[]).includes(base);
+}
+
 /** Longest description. */
 export const MAX_SKILL_DESCRIPTION_LENGTH = 1024;
 /** Longest SKILL.md body kept (characters); a longer body is cut at load and refused by `validateSkill`. */
@@ -116,20 +156,18 @@ export function parseSkillMd(
   for (const key of Object.keys(fields))
     if (!KNOWN_FIELDS.has(key)) warnings.push(`unknown frontmatter field "${key.slice(0, 64)}"`);
 
-  let name = text(fields['name']) ?? '';
+  const expected =
+    options.expectedName === undefined ? undefined : normalizeSkillName(options.expectedName);
+  let name = normalizeSkillName(text(fields['name']) ?? '');
   if (!name) {
-    if (!options.expectedName) throw new SkillMdError('frontmatter has no name');
-    warnings.push(`frontmatter has no name; using the directory name "${options.expectedName}"`);
-    name = options.expectedName;
+    if (!expected) throw new SkillMdError('frontmatter has no name');
+    warnings.push(`frontmatter has no name; using the directory name "${expected}"`);
+    name = expected;
   }
-  if (name.length > MAX_SKILL_NAME_LENGTH || !SKILL_NAME_PATTERN.test(name))
-    warnings.push(
-      `name "${name.slice(0, 80)}" must be 1–64 lower-case letters, digits and single hyphens`,
-    );
-  if (options.expectedName !== undefined && name !== options.expectedName)
-    warnings.push(
-      `name "${name.slice(0, 80)}" differs from its directory "${options.expectedName}"`,
-    );
+  const problem = skillNameProblem(name);
+  if (problem) warnings.push(problem);
+  if (expected !== undefined && name !== expected)
+    warnings.push(`name "${name.slice(0, 80)}" differs from its directory "${expected}"`);
 
   let description = text(fields['description']) ?? '';
   if (!description) throw new SkillMdError('frontmatter has no description');
@@ -160,6 +198,10 @@ export function parseSkillMd(
   }
   const allowed = fields['allowed-tools'];
   if (allowed !== undefined) {
+    if (Array.isArray(allowed) && allowed.some((item) => typeof item !== 'string'))
+      warnings.push('allowed-tools list items must all be strings');
+    else if (!Array.isArray(allowed) && typeof allowed !== 'string')
+      warnings.push('allowed-tools must be a string or a list of strings');
     const list = Array.isArray(allowed)
       ? allowed.map(text).filter((item): item is string => Boolean(item))
       : (text(allowed) ?? '').split(/\s+/).filter(Boolean);

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { KsadkError } from '../errors/ksadk-error.js';
+import { SKILL_MD_NAMES } from './skill-md.js';
 
 /** What the assembly's skills slot holds: local skill tools, `execute_skills`, or nothing. */
 export type SkillsMode = 'local' | 'sandbox' | 'off';
@@ -17,7 +18,9 @@ export function localSkillsDir(env: NodeJS.ProcessEnv = process.env): string {
 function hasSkillDirectory(dir: string): boolean {
   try {
     return readdirSync(dir, { withFileTypes: true }).some(
-      (entry) => entry.isDirectory() && existsSync(path.join(dir, entry.name, 'SKILL.md')),
+      (entry) =>
+        entry.isDirectory() &&
+        SKILL_MD_NAMES.some((name) => existsSync(path.join(dir, entry.name, name))),
     );
   } catch {
     return false;

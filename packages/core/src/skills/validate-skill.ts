@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { findSkillMd } from './local-skills.js';
 import { type SkillValidation, validateSkillMd } from './skill-md.js';
 
 /**
@@ -16,7 +17,9 @@ import { type SkillValidation, validateSkillMd } from './skill-md.js';
 export async function validateSkill(dir: string): Promise<SkillValidation> {
   let source: string;
   try {
-    source = await readFile(path.join(dir, 'SKILL.md'), 'utf8');
+    const file = await findSkillMd(dir);
+    if (!file) return { ok: false, problems: ['SKILL.md not found'] };
+    source = await readFile(file, 'utf8');
   } catch {
     return { ok: false, problems: ['SKILL.md not found'] };
   }
