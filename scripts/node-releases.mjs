@@ -63,7 +63,18 @@ export function installNewestPeers() {
     writeFileSync(path.join(prefix, 'package.json'), '{"private":true}\n');
     const installed = spawnSync(
       'npm',
-      ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--loglevel=error', ...specs],
+      // Installed by this (engines-floor) Node for the newest Node, which runs them: the
+      // repository's engine-strict would refuse a peer whose engines exclude this one (openai 7).
+      [
+        'install',
+        '--prefix',
+        prefix,
+        '--no-audit',
+        '--no-fund',
+        '--loglevel=error',
+        '--engine-strict=false',
+        ...specs,
+      ],
       { stdio: 'inherit' },
     );
     if (installed.status !== 0) throw new Error(`npm could not install ${specs.join(' ')}`);

@@ -49,6 +49,117 @@ const UNSUPPORTED = [
   'additionalItems',
 ] as const;
 
+/**
+ * Everything a strict schema may hold, from OpenAI's Structured Outputs guide ("Supported
+ * schemas"): the structure, `description` and `title`, and the constraints it lists — `pattern`
+ * and `format` for strings, `minimum`/`maximum` (and exclusive), `multipleOf` for numbers,
+ * `minItems`/`maxItems` for arrays — plus `minLength`/`maxLength`, which the API accepts.
+ */
+const STRICT_KEYWORDS: ReadonlySet<string> = new Set([
+  'type',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'anyOf',
+  'enum',
+  'const',
+  '$ref',
+  '$defs',
+  'definitions',
+  'description',
+  'title',
+  'pattern',
+  'format',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minItems',
+  'maxItems',
+  'minLength',
+  'maxLength',
+]);
+/** The string formats the guide lists; any other `format` is said in the description instead. */
+export const OPENAI_STRICT_FORMATS: ReadonlySet<string> = new Set([
+  'date-time',
+  'time',
+  'date',
+  'duration',
+  'email',
+  'hostname',
+  'ipv4',
+  'ipv6',
+  'uuid',
+]);
+/** Keywords that only inform or are inert for arguments: removed (their meaning kept as a note). */
+const NOTED_KEYWORDS: ReadonlySet<string> = new Set([
+  'default',
+  'examples',
+  'example',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+  '$comment',
+  '$id',
+  '$schema',
+  'nullable',
+  'discriminator',
+  'xml',
+  'externalDocs',
+]);
+
+const shortJson = (value: unknown): string => {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 120 ? `${text.slice(0, 117)}…` : text;
+};
+
+/**
+ * Keeps only what OpenAI strict mode accepts: `default` (not in the guide's list, and rejected by
+ * Azure OpenAI; the model fills every field in strict mode anyway), `examples`, `deprecated` and an
+ * unlisted `format` (`uri`, `int32`…) move into the description, where the model still reads them;
+ * OpenAPI's `nullable: true` becomes a `null` type; inert annotations (`readOnly`, `$comment`,
+ * vendor `x-…` keys) are dropped. Any other keyword cannot be dropped without changing what is
+ * valid, so the schema is not strict.
+ */
+function strictKeywords(schema: JsonSchema, path: readonly string[]): JsonSchema {
+  const notes: string[] = [];
+  const out: JsonSchema = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'format' && (typeof value !== 'string' || !OPENAI_STRICT_FORMATS.has(value))) {
+      notes.push(`Format: ${typeof value === 'string' ? value : shortJson(value)}.`);
+      continue;
+    }
+    if (STRICT_KEYWORDS.has(key)) {
+      out[key] = value;
+      continue;
+    }
+    if (key.startsWith('x-')) continue;
+    if (!NOTED_KEYWORDS.has(key))
+      throw new NotStrict(`unsupported keyword "${key}" at ${at(path)}`);
+    if (key === 'default' && value !== null) notes.push(`Default: ${shortJson(value)}.`);
+    if ((key === 'examples' || key === 'example') && value !== undefined)
+      notes.push(
+        `Example: ${Array.isArray(value) && key === 'examples' ? value.slice(0, 3).map(shortJson).join(', ') : shortJson(value)}.`,
+      );
+    if (key === 'deprecated' && value === true) notes.push('Deprecated.');
+  }
+  if (schema['nullable'] === true && typeof out['type'] === 'string')
+    out['type'] = [out['type'], 'null'];
+  else if (
+    schema['nullable'] === true &&
+    Array.isArray(out['type']) &&
+    !out['type'].includes('null')
+  )
+    out['type'] = [...out['type'], 'null'];
+  if (notes.length > 0) {
+    const description = typeof out['description'] === 'string' ? out['description'].trim() : '';
+    out['description'] = [description, ...notes].filter(Boolean).join(' ');
+  }
+  return out;
+}
+
 class NotStrict extends Error {}
 
 function at(path: readonly string[]): string {
@@ -157,8 +268,7 @@ function strictify(node: unknown, path: string[], root: JsonSchema): JsonSchema 
       schema[defs] = out;
     }
   }
-  if (schema['default'] === null) delete schema['default'];
-  return schema;
+  return strictKeywords(schema, path);
 }
 
 /**
