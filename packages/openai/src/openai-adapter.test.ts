@@ -91,7 +91,8 @@ describe('toOpenAITools', () => {
           properties: {
             title: { type: 'string' },
             body: { type: 'string' },
-            pinned: { type: ['boolean', 'null'], default: false },
+            // OpenAI's guide does not list `default`: it is said in the description.
+            pinned: { type: ['boolean', 'null'], description: 'Default: false.' },
           },
           required: ['title', 'body', 'pinned'],
           additionalProperties: false,

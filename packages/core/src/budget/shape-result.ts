@@ -126,6 +126,18 @@ async function budgetResult(
       context,
     })) as ToolResult;
   }
+  const saved = toolBudget?.persistFields?.filter(
+    (field) => shaped[field] !== undefined && shaped[field] !== null,
+  );
+  if (saved && saved.length > 0) {
+    // Saved whole, sent as a handle only: a preview of nothing.
+    shaped = (await budgetTextFields(shaped, tool.name, saved, {
+      budget: { ...budget, maxChars: 0, previewChars: 0, persistThresholdChars: 0 },
+      metadata: { toolCallId: callId },
+      context,
+    })) as ToolResult;
+    for (const field of saved) delete (shaped as Record<string, unknown>)[field];
+  }
   if (!exceedsChars(shaped, budget.maxChars + RESULT_OVERHEAD_CHARS)) return shaped;
   const whole = await budgetToolOutput(tool.name, 'result', shaped, {
     budget,

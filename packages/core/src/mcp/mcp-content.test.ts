@@ -48,8 +48,9 @@ describe('MCP content for models', () => {
       text: 'Here is the image:\ndone',
       structured_content: { temperature: 21 },
     });
+    // Each text part keeps its place; its text is in `text`, once.
     expect(result['content']).toEqual([
-      { type: 'text', text: 'Here is the image:' },
+      { type: 'text' },
       {
         type: 'image',
         mime_type: 'image/png',
@@ -77,7 +78,7 @@ describe('MCP content for models', () => {
         name: 'Blob 1',
         mime_type: 'application/octet-stream',
       },
-      { type: 'text', text: 'done' },
+      { type: 'text' },
       { type: 'something-new' },
     ]);
     const { result: forText, media } = takeToolMedia(result);
@@ -85,15 +86,18 @@ describe('MCP content for models', () => {
     expect(JSON.stringify(forText)).not.toContain(png);
   });
 
-  it('bounds the parts kept and maps isError', () => {
+  it('bounds the parts kept inline and maps isError', () => {
     const many = mapMcpCallResult({
-      content: Array.from({ length: MAX_MCP_CONTENT_PARTS + 5 }, () => ({
+      content: Array.from({ length: MAX_MCP_CONTENT_PARTS + 5 }, (_, index) => ({
         type: 'text',
-        text: 'a',
+        text: `a${index}`,
       })),
     });
-    expect(many['content']).toHaveLength(MAX_MCP_CONTENT_PARTS);
+    // Only text: no content array at all, the text of every part (those past the cap too) once.
+    expect(many['content']).toBeUndefined();
+    expect(many['text']).toBe(Array.from({ length: 105 }, (_, index) => `a${index}`).join('\n'));
     expect(many['content_parts_dropped']).toBe(5);
+    expect(many['content_overflow']).toHaveLength(5);
     expect(
       mapMcpCallResult({ isError: true, content: [{ type: 'text', text: 'boom' }, null, 7] }),
     ).toMatchObject({

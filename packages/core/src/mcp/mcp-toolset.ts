@@ -11,7 +11,7 @@ import { modelSafeErrorMessage } from '../util/sanitize-message.js';
 import { createHttpConnection } from './http-connection.js';
 import { type McpServerConfig, mcpDedupeKey } from './mcp-config.js';
 import type { McpConnection, McpSession, McpToolsetDiagnostics } from './mcp-connection.js';
-import { mapMcpCallResult } from './mcp-content.js';
+import { MCP_CONTENT_OVERFLOW_FIELD, mapMcpCallResult } from './mcp-content.js';
 import {
   createServerRequests,
   type McpServerRequestOptions,
@@ -388,7 +388,12 @@ export function createMcpToolset(
             group,
             boundary: 'remote_mcp_server',
             timeoutMs: config.timeoutMs + 1000,
-            resultBudget: { fields: ['text'] },
+            // Each piece of text once (text or structured content); parts past the inline cap
+            // saved, never inline.
+            resultBudget: {
+              fields: ['text', 'structured_content'],
+              persistFields: [MCP_CONTENT_OVERFLOW_FIELD],
+            },
             policy: {
               riskLevel: config.riskLevel,
               sideEffects: ['mcp_tool_call'],

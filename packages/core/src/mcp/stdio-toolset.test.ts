@@ -138,7 +138,6 @@ describe('a stdio MCP server', () => {
     expect(byName(tools, 'echo')).toMatchObject({ group: 'mcp:fixture', originalName: 'echo' });
     expect(await call(tools, 'echo', { message: 'hi' })).toEqual({
       ok: true,
-      content: [{ type: 'text', text: 'echo:hi' }],
       text: 'echo:hi',
     });
     const pids = await Promise.all([1, 2, 3, 4].map(() => serverPid(tools)));

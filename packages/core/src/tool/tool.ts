@@ -81,6 +81,11 @@ export interface ToolResultBudgetOptions {
   readonly maxChars?: number;
   /** The tool's own preview length when the full value is persisted. */
   readonly previewChars?: number;
+  /**
+   * Top-level fields always saved to the result store and never sent inline — the model gets
+   * their handle (in `persisted_outputs`) and size: the parts of an MCP result past the inline cap.
+   */
+  readonly persistFields?: readonly string[];
 }
 
 /** Fields shared by every tool. */
