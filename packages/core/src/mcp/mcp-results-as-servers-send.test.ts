@@ -53,6 +53,20 @@ beforeAll(async () => {
         }),
       },
       {
+        name: 'upstream',
+        description: `Calls an upstream API. ${'Long documentation. '.repeat(150)}`,
+        inputSchema: { type: 'object', properties: {} },
+        handler: () => {
+          // A JSON-RPC error whose second line holds the reason.
+          throw Object.assign(
+            new Error('Upstream request failed\nconnect ECONNREFUSED 10.0.0.5:443'),
+            {
+              code: -32603,
+            },
+          );
+        },
+      },
+      {
         name: 'many_parts',
         inputSchema: { type: 'object', properties: {} },
         handler: () => ({
@@ -65,7 +79,12 @@ beforeAll(async () => {
     ],
   });
   const loaded = await loadMcpToolsets([{ name: 'fs', url: server.url }]);
-  expect(loaded.problems).toEqual([]);
+  // A description cut is said, not silent.
+  expect(loaded.problems).toEqual([
+    expect.stringMatching(
+      /^MCP server fs, tool upstream: its description \(\d+ characters\) is cut at 2000$/,
+    ),
+  ]);
   tools = loaded.tools;
   close = loaded.close;
 });
@@ -105,6 +124,14 @@ describe('MCP results as real servers send them', () => {
     expect(forText['structured_content']).toEqual({
       content: [{ type: 'image', mimeType: 'image/png', media: 0 }],
     });
+  });
+
+  it('a server error keeps its cause (the second line), redacted and bounded', async () => {
+    const result = await gateway.invoke(byName('upstream'), {});
+    expect(result).toMatchObject({ ok: false, error_type: 'mcp_error' });
+    expect(result['error_message']).toMatch(
+      /Upstream request failed — connect ECONNREFUSED 10\.0\.0\.5:443/,
+    );
   });
 
   it('parts past the 100th: their text is still sent, and the saved copy keeps every part', async () => {

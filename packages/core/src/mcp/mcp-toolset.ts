@@ -7,7 +7,7 @@ import { defineJsonSchemaTool } from '../tool/define-tool.js';
 import { inputRequiredResult } from '../tool/human-input.js';
 import { PAUSED } from '../tool/paused.js';
 import type { JsonSchema, Tool, ToolExecutionContext } from '../tool/tool.js';
-import { modelSafeErrorMessage } from '../util/sanitize-message.js';
+import { modelSafeErrorDetail, modelSafeErrorMessage } from '../util/sanitize-message.js';
 import { createHttpConnection } from './http-connection.js';
 import { type McpServerConfig, mcpDedupeKey } from './mcp-config.js';
 import type { McpConnection, McpSession, McpToolsetDiagnostics } from './mcp-connection.js';
@@ -315,9 +315,11 @@ export function createMcpToolset(
         error instanceof TypeError
       ) {
         await drop(active);
-        return unavailable(modelSafeErrorMessage(error));
+        return unavailable(modelSafeErrorDetail(error));
       }
-      return { ok: false, error_type: 'mcp_error', error_message: modelSafeErrorMessage(error) };
+      // The server's whole message and its cause (bounded, redacted): its second line is often
+      // the reason (a connection refused upstream).
+      return { ok: false, error_type: 'mcp_error', error_message: modelSafeErrorDetail(error) };
     } finally {
       inflight.end();
     }
@@ -378,6 +380,12 @@ export function createMcpToolset(
       }
       const description =
         (remote.description ?? '').trim() || `Tool ${remote.name} of MCP server ${config.name}.`;
+      if (description.length > MAX_DESCRIPTION)
+        problems.push({
+          server: config.name,
+          tool: remote.name,
+          message: `its description (${description.length} characters) is cut at ${MAX_DESCRIPTION}`,
+        });
       try {
         out.push(
           defineJsonSchemaTool({

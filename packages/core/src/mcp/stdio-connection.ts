@@ -234,7 +234,13 @@ export function createStdioConnection(
     }
     if (typeof code === 'string') {
       // spawn errors: ENOENT (no such program, or no such cwd), EACCES…
-      return new Error(`it could not be started (${config.command}: ${code})`, {
+      const reason =
+        code === 'ENOENT'
+          ? 'no such program, or no such working directory'
+          : code === 'EACCES'
+            ? 'not allowed to run it'
+            : code;
+      return new Error(`it could not be started (${config.command}: ${code}, ${reason})`, {
         cause: error,
       });
     }

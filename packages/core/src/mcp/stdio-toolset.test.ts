@@ -286,12 +286,25 @@ describe('a stdio MCP server', () => {
   it('a program that does not exist is reported, not thrown at the model', async () => {
     const toolset = stdioToolset({ command: 'ksadk-no-such-program-1b2c' });
     await expect(toolset.tools()).rejects.toThrowError(
-      'it could not be started (ksadk-no-such-program-1b2c: ENOENT)',
+      'it could not be started (ksadk-no-such-program-1b2c: ENOENT, no such program, or no such working directory)',
     );
     expect(toolset.diagnostics()).toMatchObject({
       crashes: 1,
       lastExit: { pid: undefined, reason: 'it could not be started (ENOENT)' },
     });
+  });
+
+  it('a missing program under the temporary folder, home or working directory keeps its reason', async () => {
+    const os = await import('node:os');
+    for (const folder of [os.tmpdir(), os.homedir(), process.cwd()]) {
+      const { problems } = await loadMcpToolsets([
+        { name: 'gone', command: path.join(folder, 'ksadk-missing-dir', 'server') },
+      ]);
+      // The path is hidden; the reason and the closing parenthesis are not eaten with it.
+      expect(problems).toEqual([
+        'MCP server gone is unavailable: it could not be started (<path>: ENOENT, no such program, or no such working directory)',
+      ]);
+    }
   });
 
   it('flooding stderr: calls keep working, memory stays bounded, the tail stays at 64 KiB, the event loop never stalls', async () => {

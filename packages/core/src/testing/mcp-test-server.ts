@@ -13,7 +13,10 @@ export interface McpTestTool {
   name: string;
   description?: string;
   inputSchema: JsonSchema;
-  /** Returns an MCP `CallToolResult` (`{ content, structuredContent?, isError?, _meta? }`). */
+  /**
+   * Returns an MCP `CallToolResult` (`{ content, structuredContent?, isError?, _meta? }`). A
+   * thrown error is an `isError` result, or a JSON-RPC error when it has a numeric `code`.
+   */
   handler: (args: Record<string, unknown>) => unknown | Promise<unknown>;
 }
 
@@ -95,6 +98,9 @@ export async function startMcpTestServer(options: McpTestServerOptions): Promise
           (request.params.arguments ?? {}) as Record<string, unknown>,
         )) as never;
       } catch (error) {
+        // An error with a numeric JSON-RPC `code` is answered as a protocol error, as servers
+        // do for a request they cannot serve; anything else is a tool error result.
+        if (typeof (error as { code?: unknown } | null)?.code === 'number') throw error;
         return {
           content: [{ type: 'text', text: error instanceof Error ? error.message : String(error) }],
           isError: true,

@@ -36,10 +36,11 @@ function scrubHostPaths(text: string): string {
   hostPathPattern ??= new RegExp(
     [...hostPaths]
       .sort((a, b) => b.length - a.length)
-      // A registered directory and whatever path continues it, up to the next quote or line end.
+      // A registered directory and whatever path continues it (spaces included), up to a quote,
+      // the line end, or where a message goes on after it: ": reason", ") ", ", ".
       .map(
         (dir) =>
-          `${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?:[\\\\/][^'"\`\\n]*|(?=[^\\w.-]|$))`,
+          `${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?:[\\\\/](?:[^'"\`\\n:),]|[:,](?! )|\\)(?![\\s:;,)]|$))*|(?=[^\\w.-]|$))`,
       )
       .join('|'),
     'g',
@@ -78,6 +79,37 @@ export function modelSafeErrorMessage(error: unknown, fallback = 'The tool faile
   return message.length > MAX_MESSAGE_CHARS
     ? `${message.slice(0, MAX_MESSAGE_CHARS - 1)}…`
     : message;
+}
+
+/** Lines of a message, and causes of an error, {@link modelSafeErrorDetail} keeps at most. */
+const MAX_DETAIL_LINES = 4;
+const MAX_DETAIL_CAUSES = 3;
+const MAX_DETAIL_CHARS = 800;
+
+/**
+ * Like {@link modelSafeErrorMessage}, for errors whose cause the model needs (a server's error
+ * whose second line says the connection was refused, a `fetch failed` whose `cause` says why): up
+ * to four lines of the message and the messages of up to three causes, each redacted and
+ * path-free, joined with ` — `, at most 800 characters. Never a stack trace; never throws.
+ */
+export function modelSafeErrorDetail(error: unknown, fallback = 'The tool failed.'): string {
+  const pieces: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; depth <= MAX_DETAIL_CAUSES && current !== undefined; depth += 1) {
+    const message = messageOf(current);
+    if (message)
+      for (const line of message.split(/\r?\n/).slice(0, MAX_DETAIL_LINES)) {
+        const clean = scrubHostPaths(redactSecrets(line.trim(), secretValuesFromEnv()));
+        if (clean && !pieces.includes(clean)) pieces.push(clean);
+      }
+    try {
+      current = (current as { cause?: unknown } | null)?.cause;
+    } catch {
+      current = undefined;
+    }
+  }
+  const detail = pieces.join(' — ') || fallback;
+  return detail.length > MAX_DETAIL_CHARS ? `${detail.slice(0, MAX_DETAIL_CHARS - 1)}…` : detail;
 }
 
 /**
