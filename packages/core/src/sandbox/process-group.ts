@@ -152,10 +152,15 @@ export function runProcessGroup(spec: GroupRunSpec): GroupRun {
     exitCode = code;
     exitSignal = signal;
     // What the program left running goes with it: its group, and whatever left the group
-    // (`setsid`, a double fork) but still carries the tree's marker.
-    void tree?.kill({ leaderExited: true });
+    // (`setsid`, a double fork) but still carries the tree's marker. The last output may take a
+    // moment once nothing holds the pipes any more: the grace starts after the kill, so a busy
+    // event loop cannot run the timer before it has read what was already written.
+    const killed = tree?.kill({ leaderExited: true }) ?? Promise.resolve();
     if (openStreams === 0) finish();
-    else later(DRAIN_GRACE_MS, finish);
+    else
+      void killed.then(() => {
+        if (!finished) later(DRAIN_GRACE_MS, finish);
+      });
   });
 
   spec.signal?.addEventListener('abort', onAbort, { once: true });

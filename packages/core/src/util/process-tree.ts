@@ -154,21 +154,50 @@ const processIds = (): number[] => {
 const needleOf = (marker: string | undefined): Buffer | undefined =>
   marker ? Buffer.from(`${TREE_MARKER_VARIABLE}=${marker}\0`) : undefined;
 
+/** Scans asked for while one is being prepared: one pass over `/proc` answers them all. */
+let pending: { spec: ScanSpec; resolve: (table: ProcessTable) => void }[] = [];
+
 /**
  * Reads the process table a chunk at a time, yielding between chunks: a few microseconds per
  * process, no thread-pool round trips (which a loaded host makes slow), and the event loop keeps
- * turning however many processes there are. Only processes started after the leader have their
- * environment read.
+ * turning however many processes there are. Only processes started after a leader have their
+ * environment read. Scans asked for at the same moment (fifty commands ending together) share
+ * one pass.
  */
-async function scan(spec: ScanSpec): Promise<ProcessTable> {
-  const table: ProcessTable = { children: new Map(), marked: [] };
-  const needle = needleOf(spec.marker);
+function scan(spec: ScanSpec): Promise<ProcessTable> {
+  return new Promise((resolve) => {
+    pending.push({ spec, resolve });
+    if (pending.length === 1) setImmediate(() => void scanPending());
+  });
+}
+
+async function scanPending(): Promise<void> {
+  const batch = pending;
+  pending = [];
+  const tables = batch.map(() => ({ children: new Map(), marked: [] }) as ProcessTable);
+  const needles = batch.map(({ spec }) => needleOf(spec.marker));
   const pids = processIds();
   for (let start = 0; start < pids.length; start += SCAN_CHUNK) {
     if (start > 0) await nextTurn();
-    for (const pid of pids.slice(start, start + SCAN_CHUNK)) lookAt(table, pid, spec, needle);
+    for (const pid of pids.slice(start, start + SCAN_CHUNK)) {
+      const stat = statOf(pid);
+      if (!stat) continue;
+      let environ: Buffer | undefined | null = null;
+      for (const [index, { spec }] of batch.entries()) {
+        const table = tables[index]!;
+        const list = table.children.get(stat.ppid);
+        if (list) list.push(pid);
+        else table.children.set(stat.ppid, [pid]);
+        const needle = needles[index];
+        if (!needle || pid === process.pid) continue;
+        if (spec.since !== undefined && stat.start < spec.since) continue;
+        // Read once for every tree that needs it.
+        if (environ === null) environ = environOf(pid);
+        if (environ && carries(environ, needle)) table.marked.push(pid);
+      }
+    }
   }
-  return table;
+  for (const [index, { resolve }] of batch.entries()) resolve(tables[index]!);
 }
 
 /** The same scan in one go: only for the exit hook, where nothing asynchronous runs. */
