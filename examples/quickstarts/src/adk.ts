@@ -18,11 +18,15 @@ const saveNote = defineTool({
   execute: ({ title }) => ({ ok: true, saved: title }),
 });
 
-// 2. The model. The scripted one plays turns ({ toolCalls } or text) and records every
-//    `LlmRequest` in `requests` (declarations, system instruction).
+// 2. The model. The scripted one plays turns — a reply ({ toolCalls } or text), or a function of
+//    the `LlmRequest` that returns one — and records every request in `requests` (declarations,
+//    system instruction).
 const model = new ScriptedLlm([
   { toolCalls: [{ name: 'save_note', args: { title: 'Oslo', body: 'Pack an umbrella.' } }] },
-  'Noted: pack an umbrella.',
+  (request) =>
+    JSON.stringify(request.contents.at(-1)).includes('"saved":"Oslo"')
+      ? 'Noted: pack an umbrella.'
+      : 'The note was not saved.',
 ]);
 
 // 3. Load once, when the agent is created: its own tools stay first; then the built-ins (here the

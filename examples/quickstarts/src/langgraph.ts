@@ -18,8 +18,9 @@ const saveNote = defineTool({
   execute: ({ title }) => ({ ok: true, saved: title }),
 });
 
-// 2. The model. The scripted one plays turns ({ toolCalls } or text) and records what it saw:
-//    `boundToolNames` (the tools the agent bound) and `requests` (every conversation).
+// 2. The model. The scripted one plays turns — a reply ({ toolCalls } or text), or a function of
+//    the conversation it is sent that returns one — and records what it saw: `boundToolNames`
+//    (the tools the agent bound) and `requests` (every conversation).
 const model = new ScriptedChatModel([
   {
     toolCalls: [
@@ -27,7 +28,10 @@ const model = new ScriptedChatModel([
       { name: 'save_note', args: { title: 'Oslo', body: 'Pack an umbrella.' } },
     ],
   },
-  'Noted: pack an umbrella.',
+  (messages) =>
+    messages.some((message) => String(message.content).includes('"saved":"Oslo"'))
+      ? 'Noted: pack an umbrella.'
+      : 'The note was not saved.',
 ]);
 
 // 3. Load: your tools first, then the built-ins — here only the workspace tools, confined to

@@ -18,11 +18,16 @@ const saveNote = defineTool({
   execute: ({ title }) => ({ ok: true, saved: title }),
 });
 
-// 2. The model. The scripted fetch plays turns ({ toolCalls } or text) and records every request
-//    body in `requests`.
+// 2. The model. The scripted fetch plays turns — a reply ({ toolCalls } or text), or a function
+//    of the request body that returns one — and records every request body in `requests`.
 const scripted = createScriptedOpenAIFetch([
   { toolCalls: [{ name: 'save_note', args: { title: 'Oslo', body: 'Pack an umbrella.' } }] },
-  'Noted: pack an umbrella.',
+  (body) =>
+    (body['messages'] as { role: string; content?: unknown }[]).some(
+      (message) => message.role === 'tool' && String(message.content).includes('"saved":"Oslo"'),
+    )
+      ? 'Noted: pack an umbrella.'
+      : 'The note was not saved.',
 ]);
 const client = new OpenAI({
   apiKey: 'offline',

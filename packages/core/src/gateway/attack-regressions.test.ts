@@ -81,6 +81,31 @@ describe('the result store never follows a planted symlink', () => {
     expect(await readFile(path.join(outside, 'doc.txt'), 'utf8')).toBe('keep me');
   });
 
+  it('search_workspace_files says so when the store cannot save its long result list', async () => {
+    await writeFile(path.join(dir, 'blocker'), 'not a folder');
+    const gateway = createToolGateway({
+      approvalMode: 'full',
+      env: {},
+      budget: {
+        maxChars: 400,
+        previewChars: 200,
+        persistDir: path.join(dir, 'blocker', 'results'),
+      },
+    });
+    const root = path.join(dir, 'search-ws');
+    await mkdir(root, { recursive: true });
+    await writeFile(path.join(root, 'notes.txt'), 'needle here\n'.repeat(200));
+    const { tools } = createWorkspaceToolset({ root, useRipgrep: false });
+    const search = tools.find((tool) => tool.name === 'search_workspace_files')!;
+    const result = await gateway.invoke(search, { query: 'needle', max_results: 200 });
+    expect(result).toMatchObject({
+      ok: true,
+      results_truncated: true,
+      persist_errors: { results: expect.stringContaining('the full output was not saved') },
+    });
+    expect(result).not.toHaveProperty('persisted_outputs');
+  });
+
   it('a store that cannot save (its folder is under a file) loses nothing: the tool ran once and its preview comes back', async () => {
     await writeFile(path.join(dir, 'a file'), 'not a folder');
     const gateway = createToolGateway({
