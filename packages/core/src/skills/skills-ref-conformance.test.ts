@@ -200,3 +200,77 @@ describe('the Agent Skills reference validator test cases', () => {
     ).toEqual(['café']);
   });
 });
+
+describe('skills named in other scripts from the Skill Service', () => {
+  it('are listed, found by search, loaded and cached apart', async () => {
+    const { startSkillServiceTestServer } = await import('../testing/skill-service.js');
+    const { createSkillToolset } = await import('../toolsets/skills/index.js');
+    const { createToolGateway } = await import('../gateway/create-tool-gateway.js');
+    const md = (name: string, description: string) =>
+      `---\nname: ${name}\ndescription: ${description}\n---\nSteps.\n`;
+    const service = await startSkillServiceTestServer({
+      spaces: [
+        {
+          id: 'team',
+          skills: [
+            {
+              name: '技能',
+              description: '处理文件的技能',
+              files: { 'SKILL.md': md('技能', '处理文件的技能') },
+            },
+            {
+              name: '技巧',
+              description: '另一个技巧',
+              files: { 'SKILL.md': md('技巧', '另一个技巧') },
+            },
+            {
+              name: 'мой-навык',
+              description: 'Русский навык',
+              files: { 'SKILL.md': md('мой-навык', 'Русский навык') },
+            },
+          ],
+        },
+      ],
+    });
+    try {
+      const toolset = await createSkillToolset({
+        env: {
+          PATH: process.env['PATH'],
+          KSADK_SKILL_SERVICE_URL: service.url,
+          KSADK_SKILL_SPACE_IDS: 'team',
+          KSADK_SKILL_CACHE_DIR: path.join(base, 'remote-cache'),
+          AGENTENGINE_UI_DIR: path.join(base, 'remote-ui'),
+        },
+        runtime: false,
+      });
+      const gateway = createToolGateway({ env: {} });
+      const tool = (name: string) => toolset.tools.find((candidate) => candidate.name === name)!;
+      const listed = await gateway.invoke(tool('list_skills'), { space_id: 'team' });
+      expect(JSON.stringify(listed)).toContain('мой-навык');
+      const found = await gateway.invoke(tool('search_skills'), {
+        query: '请用技能处理文件',
+        space_id: 'team',
+      });
+      expect((found['results'] as { name: string }[])[0]?.name).toBe('技能');
+      for (const name of ['技能', '技巧', 'мой-навык']) {
+        const loaded = await gateway.invoke(tool('load_skill'), {
+          skill_name: name,
+          space_id: 'team',
+        });
+        expect(loaded, name).toMatchObject({
+          ok: true,
+          name,
+          verified: true,
+          instructions: 'Steps.\n',
+        });
+      }
+      // Two names that share no ASCII have cache folders of their own (the key is injective).
+      const { readdir } = await import('node:fs/promises');
+      expect(
+        (await readdir(path.join(base, 'remote-cache'))).filter((entry) => !entry.startsWith('.')),
+      ).toHaveLength(3);
+    } finally {
+      await service.close();
+    }
+  });
+});
