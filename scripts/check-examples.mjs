@@ -24,7 +24,11 @@ function publicEntries() {
       const source =
         target['@ksadk/source'] ??
         target.default.replace(/^\.\/dist\//, './src/').replace(/\.js$/, '.ts');
-      entries.push({ pkg: name, specifier: `${pkg.name}${subpath.slice(1)}`, file: path.join(dir, source) });
+      entries.push({
+        pkg: name,
+        specifier: `${pkg.name}${subpath.slice(1)}`,
+        file: path.join(dir, source),
+      });
     }
   }
   const program = ts.createProgram(
@@ -91,7 +95,9 @@ const virtual = new Map();
 for (const [index, block] of blocks.entries()) {
   const identifiers = new Set(block.code.match(/\b[A-Za-z_$][\w$]*\b/g) ?? []);
   const imports = new Map();
-  const ordered = [...entries].sort((a, b) => (a.pkg === block.pkg ? -1 : 0) - (b.pkg === block.pkg ? -1 : 0));
+  const ordered = [...entries].sort(
+    (a, b) => (a.pkg === block.pkg ? -1 : 0) - (b.pkg === block.pkg ? -1 : 0),
+  );
   for (const name of identifiers) {
     const entry = ordered.find((candidate) => candidate.names.has(name));
     if (!entry) continue;
@@ -115,7 +121,9 @@ host.fileExists = (name) => virtual.has(path.resolve(name)) || exists(name);
 const getSourceFile = host.getSourceFile.bind(host);
 host.getSourceFile = (name, language) => {
   const entry = virtual.get(path.resolve(name));
-  return entry ? ts.createSourceFile(name, entry.text, language, true) : getSourceFile(name, language);
+  return entry
+    ? ts.createSourceFile(name, entry.text, language, true)
+    : getSourceFile(name, language);
 };
 const program = ts.createProgram([...virtual.keys()], compilerOptions, host);
 

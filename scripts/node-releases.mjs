@@ -18,44 +18,29 @@ export const NEWEST_PEERS = { openai: '7.59.0' };
 /** Installs (once) the pinned Node of this major; returns the folder holding its `node`. */
 export function installNode(major) {
   const version = NODE_RELEASES[major];
-  const prefix = path.join(homedir(), '.ksadk-ci-tools', `node-${version}`);
-  const bin = path.join(prefix, 'node_modules', 'node', 'bin');
-  if (!existsSync(path.join(bin, 'node'))) {
-    rmSync(prefix, { recursive: true, force: true });
-    mkdirSync(prefix, { recursive: true });
-    const installed = spawnSync(
-      'npm',
-      [
-        'install',
-        '--prefix',
-        prefix,
-        '--no-audit',
-        '--no-fund',
-        '--loglevel=error',
-        `node@${version}`,
-      ],
-      { stdio: 'inherit' },
-    );
-    if (installed.status !== 0) throw new Error(`npm could not install node@${version}`);
-  }
+  const bin = path.join(installPackages([`node@${version}`], `node-${version}`), 'node', 'bin');
   const reported = spawnSync(path.join(bin, 'node'), ['--version'], { encoding: 'utf8' });
   if (reported.stdout.trim() !== `v${version}`)
     throw new Error(`node@${version} reports ${reported.stdout.trim() || reported.stderr}`);
   return bin;
 }
 
-/** Installs (once) the newest peers into a folder of their own; returns its node_modules. */
-export function installNewestPeers() {
-  const specs = Object.entries(NEWEST_PEERS).map(([name, version]) => `${name}@${version}`);
-  const prefix = path.join(
-    homedir(),
-    '.ksadk-ci-tools',
-    `peers-${specs.join('_').replace(/[/@]/g, '-')}`,
-  );
+/**
+ * Installs `specs` (`name@version`) from the npm registry into `~/.ksadk-ci-tools/<folder>`, once:
+ * a folder that already holds every one at its version is reused. Engines are not enforced: these
+ * run on the Node they are for (the newest Node, a server that declares a newer one), not on the
+ * engines-floor Node whose npm installs them. Returns the folder's node_modules.
+ */
+export function installPackages(specs, folder) {
+  const prefix = path.join(homedir(), '.ksadk-ci-tools', folder);
   const modules = path.join(prefix, 'node_modules');
-  const ready = Object.entries(NEWEST_PEERS).every(([name, version]) => {
-    const manifest = path.join(modules, name, 'package.json');
-    return existsSync(manifest) && JSON.parse(readFileSync(manifest, 'utf8')).version === version;
+  const ready = specs.every((spec) => {
+    const at = spec.lastIndexOf('@');
+    const manifest = path.join(modules, spec.slice(0, at), 'package.json');
+    return (
+      existsSync(manifest) &&
+      JSON.parse(readFileSync(manifest, 'utf8')).version === spec.slice(at + 1)
+    );
   });
   if (!ready) {
     rmSync(prefix, { recursive: true, force: true });
@@ -63,8 +48,6 @@ export function installNewestPeers() {
     writeFileSync(path.join(prefix, 'package.json'), '{"private":true}\n');
     const installed = spawnSync(
       'npm',
-      // Installed by this (engines-floor) Node for the newest Node, which runs them: the
-      // repository's engine-strict would refuse a peer whose engines exclude this one (openai 7).
       [
         'install',
         '--prefix',
@@ -80,4 +63,10 @@ export function installNewestPeers() {
     if (installed.status !== 0) throw new Error(`npm could not install ${specs.join(' ')}`);
   }
   return modules;
+}
+
+/** Installs (once) the newest peers into a folder of their own; returns its node_modules. */
+export function installNewestPeers() {
+  const specs = Object.entries(NEWEST_PEERS).map(([name, version]) => `${name}@${version}`);
+  return installPackages(specs, `peers-${specs.join('_').replace(/[/@]/g, '-')}`);
 }

@@ -1,12 +1,12 @@
 // The MCP servers people install, as the field test runs them: how each is started over stdio
 // (fake credentials where one needs an API, so nothing leaves the machine), the calls that work
 // offline, and the calls that need a network the test does not give them.
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { McpStdioServerOptions } from '@ksadk/core/mcp';
+// @ts-expect-error: a repository script, plain JavaScript without types.
+import { installPackages } from '../../../scripts/node-releases.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const workspaceModules = path.resolve(here, '..', 'node_modules');
@@ -55,36 +55,10 @@ function binOf(modules: string, name: string, bin?: string): string {
 
 /**
  * A server outside the workspace's install (its engines exclude Node 20, or it is heavy), from
- * the npm registry into a folder of its own, once: `npm install --engine-strict=false`.
+ * the npm registry into a folder of its own, once.
  */
 function installOnDemand(spec: string): string {
-  const prefix = path.join(homedir(), '.ksadk-ci-tools', 'field', spec.replace(/[/@]/g, '-'));
-  const modules = path.join(prefix, 'node_modules');
-  const [name, version] = [
-    spec.slice(0, spec.lastIndexOf('@')),
-    spec.slice(spec.lastIndexOf('@') + 1),
-  ];
-  const manifest = path.join(modules, name, 'package.json');
-  if (existsSync(manifest) && JSON.parse(readFileSync(manifest, 'utf8')).version === version)
-    return modules;
-  mkdirSync(prefix, { recursive: true });
-  writeFileSync(path.join(prefix, 'package.json'), '{"private":true}\n');
-  const installed = spawnSync(
-    'npm',
-    [
-      'install',
-      '--prefix',
-      prefix,
-      '--no-audit',
-      '--no-fund',
-      '--loglevel=error',
-      '--engine-strict=false',
-      spec,
-    ],
-    { stdio: 'inherit', timeout: 600_000 },
-  );
-  if (installed.status !== 0) throw new Error(`npm could not install ${spec}`);
-  return modules;
+  return installPackages([spec], `field-${spec.replace(/[/@]/g, '-')}`);
 }
 
 const node = process.execPath;

@@ -1,7 +1,8 @@
-import { constants, type Dirent } from 'node:fs';
-import { type FileHandle, lstat, open, opendir, unlink } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { type FileHandle, lstat, open, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { KsadkError } from '../errors/ksadk-error.js';
+import { readEntries } from '../util/no-follow-files.js';
 import { echoValue } from '../util/sanitize-message.js';
 import { openedFilePath, openRootDirectory, type RootDirectory } from './root-directory.js';
 import { isInsideRoot, normalizeSandboxPath, sandboxPathError } from './sandbox-paths.js';
@@ -158,22 +159,6 @@ export async function readRootFile(
   }
 }
 
-/** At most `max` entries of a directory. */
-async function readSomeEntries(dir: string, max: number): Promise<Dirent[]> {
-  const entries: Dirent[] = [];
-  const handle = await opendir(dir);
-  try {
-    while (entries.length < max) {
-      const entry = await handle.read();
-      if (entry === null) break;
-      entries.push(entry);
-    }
-  } finally {
-    await handle.close().catch(() => undefined);
-  }
-  return entries;
-}
-
 /**
  * Regular files under a directory of `root`, recursively, as root-relative paths, sorted.
  * Symlinks are not followed (nor listed); at most `maxEntries` paths are collected, and at most
@@ -195,7 +180,7 @@ export async function listRootFiles(
       const relative = pending.shift()!;
       // No more entries read than may still be looked at: a huge folder is not loaded whole.
       const entries = await withDirectory(root, relative, options, (dir) =>
-        readSomeEntries(dir.self, visitable),
+        readEntries(dir.self, visitable).then(({ entries: read }) => read),
       );
       visitable -= entries.length;
       for (const entry of entries) {

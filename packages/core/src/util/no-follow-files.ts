@@ -403,8 +403,8 @@ export interface FileWalk {
   readonly truncated: boolean;
 }
 
-/** At most `max` entries of a directory, and whether it holds more. */
-async function readEntries(
+/** At most `max` entries of a directory (none when it cannot be read), and whether it holds more. */
+export async function readEntries(
   dir: string,
   max: number,
 ): Promise<{ entries: Dirent[]; more: boolean }> {

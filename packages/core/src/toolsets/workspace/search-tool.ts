@@ -100,7 +100,9 @@ export function searchWorkspaceFilesTool(runtime: WorkspaceRuntime): Tool {
         results_original_count: outcome.results.length,
         ...(persisted.persisted ? { persisted_outputs: { results: persisted.persisted } } : {}),
         // A store that could not save says so, as for every budgeted result.
-        ...(persisted.persist_error ? { persist_errors: { results: persisted.persist_error } } : {}),
+        ...(persisted.persist_error
+          ? { persist_errors: { results: persisted.persist_error } }
+          : {}),
       };
     },
   });
