@@ -2,7 +2,7 @@ import { constants } from 'node:fs';
 import { type FileHandle, lstat, open, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { KsadkError } from '../errors/ksadk-error.js';
-import { readEntries } from '../util/no-follow-files.js';
+import { readAtMost, readEntries } from '../util/no-follow-files.js';
 import { echoValue } from '../util/sanitize-message.js';
 import { openedFilePath, openRootDirectory, type RootDirectory } from './root-directory.js';
 import { isInsideRoot, normalizeSandboxPath, sandboxPathError } from './sandbox-paths.js';
@@ -138,20 +138,9 @@ export async function readRootFile(
           `${echoValue(shown)} is larger than ${maxBytes} bytes`,
           { details: { reason: 'file_too_large', path: echoValue(shown) } },
         );
-        if (stats.size > maxBytes) throw tooLarge;
-        // The file may grow after the check: read one byte past the cap to notice.
-        const buffer = Buffer.alloc(Math.min(stats.size, maxBytes) + 1);
-        let filled = 0;
-        for (;;) {
-          const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, null);
-          if (bytesRead === 0) break;
-          filled += bytesRead;
-          if (filled === buffer.length) {
-            if (filled > maxBytes) throw tooLarge;
-            break;
-          }
-        }
-        return new Uint8Array(buffer.buffer, buffer.byteOffset, filled);
+        const data = await readAtMost(handle, stats.size, maxBytes);
+        if (!data) throw tooLarge;
+        return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
       });
     });
   } catch (error) {

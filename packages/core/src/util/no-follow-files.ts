@@ -192,24 +192,37 @@ export async function withParent<T>(
   }
 }
 
-/** Reads an open regular file, at most `maxBytes` (one byte more is looked for, to notice growth). */
-async function readBounded(handle: FileHandle, maxBytes: number): Promise<Buffer> {
-  const stats = await handle.stat();
-  if (!stats.isFile()) throw new NoFollowError('not_regular', 'not a regular file');
-  const tooLarge = new NoFollowError('too_large', `the file is larger than ${maxBytes} bytes`);
-  if (stats.size > maxBytes) throw tooLarge;
-  const buffer = Buffer.alloc(Math.min(stats.size, maxBytes) + 1);
+/**
+ * Reads an open file whose `fstat` said `size` bytes, at most `maxBytes`: `undefined` when it holds
+ * more (one byte past the cap is looked for, so a file that grew since is noticed).
+ */
+export async function readAtMost(
+  handle: FileHandle,
+  size: number,
+  maxBytes: number,
+): Promise<Buffer | undefined> {
+  if (size > maxBytes) return undefined;
+  const buffer = Buffer.alloc(Math.min(size, maxBytes) + 1);
   let filled = 0;
   for (;;) {
     const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, null);
     if (bytesRead === 0) break;
     filled += bytesRead;
     if (filled === buffer.length) {
-      if (filled > maxBytes) throw tooLarge;
+      if (filled > maxBytes) return undefined;
       break;
     }
   }
   return buffer.subarray(0, filled);
+}
+
+/** Reads an open regular file, at most `maxBytes`. */
+async function readBounded(handle: FileHandle, maxBytes: number): Promise<Buffer> {
+  const stats = await handle.stat();
+  if (!stats.isFile()) throw new NoFollowError('not_regular', 'not a regular file');
+  const data = await readAtMost(handle, stats.size, maxBytes);
+  if (!data) throw new NoFollowError('too_large', `the file is larger than ${maxBytes} bytes`);
+  return data;
 }
 
 /**
