@@ -25,6 +25,7 @@ const framework = FRAMEWORKS.join('|');
 const TEST_FILE = '\\.test(-d)?\\.[cm]?[jt]sx?$';
 const TEST_FIXTURES = '(^|/)test-fixtures/';
 const ADAPTER_SRC = '^packages/(langgraph|adk|openai|redis|postgres)/src/';
+const CAPABILITIES = '^packages/core/src/(workspace|skills|sandbox|web|memory|mcp|a2a|catalog)/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -84,13 +85,18 @@ module.exports = {
       to: { path: '^packages/core/', dependencyTypes: ['local'] },
     },
     {
-      name: 'gateway-not-to-toolsets',
+      name: 'layers-import-no-capability',
       severity: 'error',
       comment:
-        'The tool gateway sits below the toolsets: packages/core/src/gateway imports nothing ' +
-        'from packages/core/src/toolsets (its cross-cutting security tests may drive toolsets).',
-      from: { path: '^packages/core/src/gateway/', pathNot: [TEST_FILE] },
-      to: { path: '^packages/core/src/toolsets/' },
+        'The layers (tool, gateway, budget, errors, context, schema, util) sit below every ' +
+        'capability: they import nothing from packages/core/src/{workspace,skills,sandbox,web,' +
+        'memory,mcp,a2a,catalog}. Something both need belongs in a layer. (Cross-cutting ' +
+        'security tests of the gateway may drive capabilities.)',
+      from: {
+        path: '^packages/core/src/(tool|gateway|budget|errors|context|schema|util)/',
+        pathNot: [TEST_FILE, TEST_FIXTURES],
+      },
+      to: { path: CAPABILITIES },
     },
     {
       name: 'src-not-to-tests',

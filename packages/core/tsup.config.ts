@@ -6,7 +6,7 @@ export default defineConfig({
   // One entry per public subpath: each loads only what it needs; shared code goes to chunks.
   entry: {
     index: 'src/index.ts',
-    workspace: 'src/toolsets/workspace/index.ts',
+    workspace: 'src/workspace/index.ts',
     catalog: 'src/catalog/index.ts',
     mcp: 'src/mcp/index.ts',
     a2a: 'src/a2a/index.ts',

@@ -9,13 +9,13 @@ import {
 import type { McpServerOptions, McpServersObject } from '../mcp/mcp-config.js';
 import type { McpServerRequestOptions } from '../mcp/mcp-server-requests.js';
 import type { KnowledgeBase } from '../memory/memory-backend.js';
-import type { RiskLevel } from '../tool/policy.js';
-import type { Tool } from '../tool/tool.js';
 import {
   createMemoryToolset,
   type MemoryToolsetOptions,
   memoryToolsetFromEnv,
-} from '../toolsets/memory/index.js';
+} from '../memory/tools/index.js';
+import type { RiskLevel } from '../tool/policy.js';
+import type { Tool } from '../tool/tool.js';
 import { modelSafeErrorMessage } from '../util/sanitize-message.js';
 import {
   createToolCatalog,

@@ -5,8 +5,8 @@ import type { ToolGateway } from '../gateway/gateway-types.js';
 import { loadMcpToolsetsFromEnv } from '../mcp/load-mcp-toolsets.js';
 import { MCP_ENV } from '../mcp/mcp-config.js';
 import type { SharedMemoryBackend } from '../memory/shared-memory-backend.js';
+import { MEMORY_ENV, memoryToolsetFromEnv } from '../memory/tools/index.js';
 import type { Tool } from '../tool/tool.js';
-import { MEMORY_ENV, memoryToolsetFromEnv } from '../toolsets/memory/index.js';
 import {
   type AgentAssembly,
   ASSEMBLE_OPTIONS,
@@ -127,7 +127,7 @@ export async function loadAgentTools(options: LoadAgentToolsOptions = {}): Promi
   if (assemble.skills !== undefined) overridden('skills', [...SKILLS_ENV]);
   else if (environment) {
     // Loaded only when the environment is read: skills bring a YAML parser and a zip reader.
-    const { skillsSlotFromEnv } = await import('../toolsets/skills/index.js');
+    const { skillsSlotFromEnv } = await import('../skills/tools/index.js');
     const slot = await skillsSlotFromEnv({ env });
     warnings.push(...slot.warnings);
     if (slot.tools.length > 0)

@@ -1,15 +1,14 @@
 import { getInvocationContextOrEmpty } from '../context/invocation-context.js';
 import { checkOptions } from '../errors/check-options.js';
 import { type ApprovalMode, approvalModeFromEnv } from '../gateway/approval-mode.js';
+import { createSandboxToolset, type SandboxToolsetOptions } from '../sandbox/tools/index.js';
 import type { Tool } from '../tool/tool.js';
-import { componentStatusTool } from '../toolsets/platform/component-status.js';
-import { createSandboxToolset, type SandboxToolsetOptions } from '../toolsets/sandbox/index.js';
-import { type WebToolsetOptions, webToolsetFromEnv } from '../toolsets/web/index.js';
+import { type WebToolsetOptions, webToolsetFromEnv } from '../web/tools/index.js';
 import {
   createWorkspaceToolset,
   type WorkspaceOptions,
   type WorkspaceToolset,
-} from '../toolsets/workspace/index.js';
+} from '../workspace/index.js';
 import {
   BUILTIN_TOOLS_ENV,
   parseBuiltinToolsMode,
@@ -17,6 +16,7 @@ import {
 } from './catalog-modes.js';
 import { catalogScope, scopedTools } from './catalog-scope.js';
 import { DISPATCHER_ALIAS, DISPATCHER_NAME, TOOL_SEARCH_NAME } from './catalog-tools.js';
+import { componentStatusTool } from './component-status.js';
 import {
   describeExternal,
   type ExternalToolSpec,

@@ -5,7 +5,7 @@ import { runWithInvocationContext } from '../context/invocation-context.js';
 import { createInMemoryApprovalStore } from '../gateway/approval-store.js';
 import { createToolGateway } from '../gateway/create-tool-gateway.js';
 import { defineTool } from '../tool/define-tool.js';
-import { createWorkspaceToolset } from '../toolsets/workspace/index.js';
+import { createWorkspaceToolset } from '../workspace/index.js';
 import { KsadkError } from './ksadk-error.js';
 
 const thrown = (fn: () => unknown): KsadkError => {

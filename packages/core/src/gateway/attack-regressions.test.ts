@@ -16,13 +16,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { runWithInvocationContext } from '../context/invocation-context.js';
 import { createFileMemoryBackend } from '../memory/memory-stores.js';
+import { createMemoryToolset } from '../memory/tools/index.js';
 import { defineJsonSchemaTool, defineTool } from '../tool/define-tool.js';
 import type { Tool } from '../tool/tool.js';
-import { createMemoryToolset } from '../toolsets/memory/index.js';
-import { createWorkspaceToolset } from '../toolsets/workspace/index.js';
 import { canonicalDigest } from '../util/canonical-json.js';
 import { redactSecrets, registerSecret } from '../util/redact.js';
 import { echoValue } from '../util/sanitize-message.js';
+import { createWorkspaceToolset } from '../workspace/index.js';
 import { createToolGateway } from './create-tool-gateway.js';
 import { isApprovalRequired } from './results.js';
 

@@ -1,10 +1,5 @@
 // @ksadk/core/memory — long-term memory and knowledge-base backends and their tools.
-export {
-  createMemoryToolset,
-  type MemoryFromEnv,
-  type MemoryToolsetOptions,
-  memoryToolsetFromEnv,
-} from '../toolsets/memory/index.js';
+
 export type {
   KnowledgeBase,
   KnowledgePassage,
@@ -30,3 +25,9 @@ export {
   createInMemoryMemoryBackend,
   type MemoryStoreLimits,
 } from './memory-stores.js';
+export {
+  createMemoryToolset,
+  type MemoryFromEnv,
+  type MemoryToolsetOptions,
+  memoryToolsetFromEnv,
+} from './tools/index.js';

@@ -8,15 +8,6 @@
  */
 
 export {
-  createSandboxToolset,
-  type SandboxToolSettings,
-  type SandboxToolset,
-  type SandboxToolsetOptions,
-  type SandboxWorkspace,
-  type WorkspaceSyncLimits,
-  type WorkspaceSyncReport,
-} from '../toolsets/sandbox/index.js';
-export {
   type BubblewrapBackendOptions,
   createBubblewrapBackend,
 } from './bubblewrap-backend.js';
@@ -70,3 +61,12 @@ export {
   type SandboxRegistryOptions,
 } from './sandbox-registry.js';
 export { type SandboxSettings, sandboxSettingsFromEnv } from './sandbox-settings.js';
+export {
+  createSandboxToolset,
+  type SandboxToolSettings,
+  type SandboxToolset,
+  type SandboxToolsetOptions,
+  type SandboxWorkspace,
+  type WorkspaceSyncLimits,
+  type WorkspaceSyncReport,
+} from './tools/index.js';

@@ -5,14 +5,7 @@
  *
  * @packageDocumentation
  */
-export {
-  createSkillToolset,
-  loadSkillsSlot,
-  type SkillsSlotLoad,
-  type SkillToolset,
-  type SkillToolsetOptions,
-  skillsSlotFromEnv,
-} from '../toolsets/skills/index.js';
+
 export { defaultSkillCacheDir } from '../util/private-dirs.js';
 export {
   type LocalSkillsLoad,
@@ -69,5 +62,13 @@ export {
 export type { ContentHash, SkillRef, SkillSpace } from './skill-ref.js';
 export { SkillServiceError } from './skill-service-error.js';
 export { resolveSkillsMode, type SkillsMode } from './skills-mode.js';
+export {
+  createSkillToolset,
+  loadSkillsSlot,
+  type SkillsSlotLoad,
+  type SkillToolset,
+  type SkillToolsetOptions,
+  skillsSlotFromEnv,
+} from './tools/index.js';
 export { validateSkill } from './validate-skill.js';
 export { type ArchiveLimits, DEFAULT_ARCHIVE_LIMITS, extractSkillArchive } from './zip-extract.js';

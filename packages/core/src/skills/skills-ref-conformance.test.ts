@@ -204,7 +204,7 @@ describe('the Agent Skills reference validator test cases', () => {
 describe('skills named in other scripts from the Skill Service', () => {
   it('are listed, found by search, loaded and cached apart', async () => {
     const { startSkillServiceTestServer } = await import('../testing/skill-service.js');
-    const { createSkillToolset } = await import('../toolsets/skills/index.js');
+    const { createSkillToolset } = await import('./tools/index.js');
     const { createToolGateway } = await import('../gateway/create-tool-gateway.js');
     const md = (name: string, description: string) =>
       `---\nname: ${name}\ndescription: ${description}\n---\nSteps.\n`;

@@ -11,8 +11,8 @@ import {
   type SkillServiceTestServer,
   startSkillServiceTestServer,
 } from '../testing/skill-service.js';
-import { createSkillToolset } from '../toolsets/skills/index.js';
 import { loadSkillDirectory } from './local-skills.js';
+import { createSkillToolset } from './tools/index.js';
 import { extractSkillArchive } from './zip-extract.js';
 
 // Archives as the tools people use make them — Info-ZIP `zip`, 7-Zip, Python's zipfile, a Node

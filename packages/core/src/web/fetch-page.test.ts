@@ -1,13 +1,13 @@
 import { MockAgent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
+import { fetchPage } from './fetch-page.js';
+import type { ResolvedAddress, WebResolver } from './resolver.js';
+import { createSsrfPolicy, STRICT_SSRF_POLICY } from './ssrf-policy.js';
 import {
   type CountingServer,
   startCountingServer,
   within,
-} from '../toolsets/web/test-fixtures/web-test-kit.js';
-import { fetchPage } from './fetch-page.js';
-import type { ResolvedAddress, WebResolver } from './resolver.js';
-import { createSsrfPolicy, STRICT_SSRF_POLICY } from './ssrf-policy.js';
+} from './tools/test-fixtures/web-test-kit.js';
 
 const limits = { maxBytes: 1024 * 1024, timeoutMs: 5_000, maxRedirects: 5 };
 

@@ -1,12 +1,6 @@
 // @ksadk/core/web — the web tools (`web_fetch`, `web_search`) and the pieces they are built from:
 // address classification, the SSRF policy, HTML-to-markdown conversion and search providers.
-export {
-  createWebToolset,
-  type WebToolset,
-  type WebToolsetOptions,
-  webToolsetFromEnv,
-} from '../toolsets/web/index.js';
-export { WEB_TOOL_POLICY } from '../toolsets/web/web-fetch-tool.js';
+
 export { type AddressClass, classifyAddress, isGlobalUnicastAddress } from './address-class.js';
 export {
   type ConvertedPage,
@@ -23,6 +17,13 @@ export {
   type WebSsrfPolicy,
   type WebSsrfPolicyInput,
 } from './ssrf-policy.js';
+export {
+  createWebToolset,
+  type WebToolset,
+  type WebToolsetOptions,
+  webToolsetFromEnv,
+} from './tools/index.js';
+export { WEB_TOOL_POLICY } from './tools/web-fetch-tool.js';
 export {
   DEFAULT_WEB_FETCH_LIMITS,
   WEB_ENV,

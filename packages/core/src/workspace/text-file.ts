@@ -1,0 +1,146 @@
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
+import type { ResultBudget } from '../budget/result-budget.js';
+import { resolveResultHandle } from '../budget/result-store.js';
+import type { InvocationContext } from '../context/invocation-context.js';
+import { echoValue } from '../util/sanitize-message.js';
+import {
+  isPathError,
+  type ResolvedWorkspacePath,
+  resolveWorkspacePath,
+  type WorkspacePathError,
+} from './workspace-paths.js';
+
+/** Largest file the text tools read. */
+export const MAX_TEXT_FILE_BYTES = 2 * 1024 * 1024;
+
+/** A text file read for a tool. */
+export interface TextFile {
+  readonly text: string;
+  readonly sizeBytes: number;
+  readonly mtimeNs: bigint;
+}
+
+/** Why a text file could not be read. */
+export type TextFileError = {
+  ok: false;
+  error_type: 'not_found' | 'file_too_large' | 'not_utf8_text' | 'not_a_file';
+  error_message: string;
+};
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+const notAFile = (shownPath: string): TextFileError => ({
+  ok: false,
+  error_type: 'not_a_file',
+  error_message: `${echoValue(shownPath)} is not a regular file`,
+});
+
+/**
+ * Reads a UTF-8 text file without following a final symlink (`O_NOFOLLOW`) and without blocking
+ * on a FIFO or device (`O_NONBLOCK`, then anything but a regular file is refused), refusing files
+ * over `maxBytes` and files that are not valid UTF-8. A leading BOM is kept as text.
+ */
+export async function readTextFile(
+  absolute: string,
+  shownPath: string,
+  maxBytes = MAX_TEXT_FILE_BYTES,
+): Promise<TextFile | TextFileError> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(absolute, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT')
+      return {
+        ok: false,
+        error_type: 'not_found',
+        error_message: `workspace file not found: ${echoValue(shownPath)}`,
+      };
+    if (code === 'ELOOP' || code === 'EISDIR' || code === 'ENXIO' || code === 'EAGAIN') {
+      return {
+        ok: false,
+        error_type: 'not_a_file',
+        error_message: `${echoValue(shownPath)} is not a regular file`,
+      };
+    }
+    throw error;
+  }
+  try {
+    const stats = await handle.stat({ bigint: true });
+    if (!stats.isFile())
+      return {
+        ok: false,
+        error_type: 'not_a_file',
+        error_message: `${echoValue(shownPath)} is not a regular file`,
+      };
+    if (stats.size > BigInt(maxBytes)) {
+      return {
+        ok: false,
+        error_type: 'file_too_large',
+        error_message: `file is larger than ${Math.round(maxBytes / 1024 / 1024)}MB: ${echoValue(shownPath)}`,
+      };
+    }
+    const bytes = await handle.readFile();
+    let text: string;
+    try {
+      text = decoder.decode(bytes);
+    } catch {
+      return {
+        ok: false,
+        error_type: 'not_utf8_text',
+        error_message: `file is not utf-8 text: ${echoValue(shownPath)}`,
+      };
+    }
+    return { text, sizeBytes: bytes.length, mtimeNs: stats.mtimeNs };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** True for a {@link TextFileError}. */
+export function isTextFileError(value: TextFile | TextFileError): value is TextFileError {
+  return (value as TextFileError).ok === false;
+}
+
+/** Why a workspace text file could not be opened: a path refusal or a read failure (with the path). */
+export type WorkspaceTextError = WorkspacePathError | (TextFileError & { path: string });
+
+/** Resolves a model-supplied path inside `root` and reads it as text: the one way the read-only tools open a file. */
+export async function readWorkspaceText(
+  root: string,
+  shownPath: string,
+): Promise<{ target: ResolvedWorkspacePath; file: TextFile } | WorkspaceTextError> {
+  const target = await resolveWorkspacePath(root, shownPath, { mustExist: true });
+  if (isPathError(target)) return target;
+  // FIFOs, sockets and devices are refused before anything opens them.
+  if (target.kind !== 'file') return { ...notAFile(shownPath), path: target.relative };
+  const file = await readTextFile(target.absolute, shownPath);
+  if (isTextFileError(file)) return { ...file, path: target.relative };
+  return { target, file };
+}
+
+/**
+ * Reads a persisted tool output back by its `tool-results://` handle, from the caller's own
+ * account and session folder only: another tenant's handle names nothing here.
+ */
+export async function readPersistedText(
+  handle: string,
+  budget: ResultBudget,
+  context: InvocationContext,
+): Promise<
+  { target: { relative: string; absolute: string }; file: TextFile } | WorkspaceTextError
+> {
+  const absolute = await resolveResultHandle(handle, budget, context);
+  const notFound = {
+    ok: false as const,
+    error_type: 'not_found' as const,
+    error_message: `no saved tool output for this session at ${handle.slice(0, 200)}`,
+    path: handle.slice(0, 200),
+  };
+  if (!absolute) return notFound;
+  const file = await readTextFile(absolute, handle, budget.maxPersistBytes);
+  if (isTextFileError(file))
+    return file.error_type === 'not_found' ? notFound : { ...file, path: handle };
+  return { target: { relative: handle, absolute }, file };
+}
