@@ -35,11 +35,11 @@ export {
   type ApprovalDecision,
   decideApproval,
   parseApprovalDecision,
-} from './gateway/approval-decision.js';
-export type { ApprovalGrant } from './gateway/approval-grant.js';
-export type { ApprovalMode } from './gateway/approval-mode.js';
-export { type ApprovalPause, approvalPauseFor } from './gateway/approval-pause.js';
-export { policyRequiresApproval } from './gateway/approval-policy.js';
+} from './gateway/approval/decision.js';
+export type { ApprovalGrant } from './gateway/approval/grant.js';
+export type { ApprovalMode } from './gateway/approval/mode.js';
+export { type ApprovalPause, approvalPauseFor } from './gateway/approval/pause.js';
+export { policyRequiresApproval } from './gateway/approval/policy.js';
 export {
   type ApprovalQuota,
   type ApprovalQuotaOptions,
@@ -47,26 +47,26 @@ export {
   approvalQuotaExceeded,
   DEFAULT_APPROVAL_QUOTAS,
   resolveApprovalQuotas,
-} from './gateway/approval-quotas.js';
+} from './gateway/approval/quotas.js';
 export {
   type ApprovalRoundTripOptions,
   type ApprovalRoundTripOutcome,
   invokeWithApproval,
   PAUSED,
-} from './gateway/approval-round-trip.js';
+} from './gateway/approval/round-trip.js';
 export {
   type ApprovalRecord,
   type ApprovalStatus,
   type ApprovalStore,
   createInMemoryApprovalStore,
   type InMemoryApprovalStoreOptions,
-} from './gateway/approval-store.js';
+} from './gateway/approval/store.js';
 export {
   APPROVAL_STORE_ENV,
   type ApprovalStoreChoice,
   approvalStoreChoice,
   approvalStoreFromEnv,
-} from './gateway/approval-store-from-env.js';
+} from './gateway/approval/store-from-env.js';
 export {
   type ApprovalDecisionOptions,
   type ApprovalPrincipal,

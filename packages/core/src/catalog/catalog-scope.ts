@@ -1,5 +1,5 @@
 import { KsadkError } from '../errors/ksadk-error.js';
-import type { ApprovalMode } from '../gateway/approval-mode.js';
+import type { ApprovalMode } from '../gateway/approval/mode.js';
 import type { Tool } from '../tool/tool.js';
 import {
   type CatalogScope,

@@ -1,5 +1,5 @@
-import type { ApprovalMode } from '../gateway/approval-mode.js';
-import { policyRequiresApproval } from '../gateway/approval-policy.js';
+import type { ApprovalMode } from '../gateway/approval/mode.js';
+import { policyRequiresApproval } from '../gateway/approval/policy.js';
 import { normalizeToolPolicy, type RiskLevel } from '../tool/policy.js';
 import type { JsonSchema, Tool } from '../tool/tool.js';
 import type { ToolDescriptor } from './tool-descriptor.js';

@@ -1,5 +1,5 @@
 import { checkOptions } from '../errors/check-options.js';
-import { approvalStoreFromEnv } from '../gateway/approval-store-from-env.js';
+import { approvalStoreFromEnv } from '../gateway/approval/store-from-env.js';
 import { createToolGateway } from '../gateway/create-tool-gateway.js';
 import type { ToolGateway } from '../gateway/gateway-types.js';
 import { loadMcpToolsetsFromEnv } from '../mcp/load-mcp-toolsets.js';

@@ -1,6 +1,6 @@
 import { getInvocationContextOrEmpty } from '../context/invocation-context.js';
 import { checkOptions } from '../errors/check-options.js';
-import { type ApprovalMode, approvalModeFromEnv } from '../gateway/approval-mode.js';
+import { type ApprovalMode, approvalModeFromEnv } from '../gateway/approval/mode.js';
 import { createSandboxToolset, type SandboxToolsetOptions } from '../sandbox/tools/index.js';
 import type { Tool } from '../tool/tool.js';
 import { type WebToolsetOptions, webToolsetFromEnv } from '../web/tools/index.js';

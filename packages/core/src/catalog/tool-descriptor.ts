@@ -1,5 +1,5 @@
-import type { ApprovalMode } from '../gateway/approval-mode.js';
-import { policyRequiresApproval } from '../gateway/approval-policy.js';
+import type { ApprovalMode } from '../gateway/approval/mode.js';
+import { policyRequiresApproval } from '../gateway/approval/policy.js';
 import { toolJsonSchema } from '../schema/canonical-schema.js';
 import type { RiskLevel } from '../tool/policy.js';
 import type { JsonSchema, Tool } from '../tool/tool.js';

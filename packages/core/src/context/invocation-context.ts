@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { checkOptions } from '../errors/check-options.js';
-import { type ApprovalMode, parseApprovalMode } from '../gateway/approval-mode.js';
+import { type ApprovalMode, parseApprovalMode } from '../gateway/approval/mode.js';
 
 /**
  * Who and what a tool call runs for. Every store a tool touches (read state, workspace root,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createToolCatalog } from '../catalog/tool-catalog.js';
 import { runWithInvocationContext } from '../context/invocation-context.js';
-import { createInMemoryApprovalStore } from '../gateway/approval-store.js';
+import { createInMemoryApprovalStore } from '../gateway/approval/store.js';
 import { createToolGateway } from '../gateway/create-tool-gateway.js';
 import { defineTool } from '../tool/define-tool.js';
 import { createWorkspaceToolset } from '../workspace/index.js';

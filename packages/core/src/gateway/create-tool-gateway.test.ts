@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { runWithInvocationContext } from '../context/invocation-context.js';
 import { KsadkError } from '../errors/ksadk-error.js';
 import { defineJsonSchemaTool, defineTool } from '../tool/define-tool.js';
-import { createInMemoryApprovalStore } from './approval-store.js';
+import { createInMemoryApprovalStore } from './approval/store.js';
 import { createToolGateway } from './create-tool-gateway.js';
 import { isApprovalRejected, isApprovalRequired } from './results.js';
 

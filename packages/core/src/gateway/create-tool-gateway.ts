@@ -13,12 +13,12 @@ import type { Tool } from '../tool/tool.js';
 import { isVettedMedia, TOOL_MEDIA_FIELD } from '../tool/tool-media.js';
 import { redactDeep, registerEnvSecrets } from '../util/redact.js';
 import { modelSafeErrorMessage } from '../util/sanitize-message.js';
-import { createApprovalGate, type GatedCall, type GrantedCall } from './approval-gate.js';
-import { resolveApprovalKeys } from './approval-grant.js';
-import { type ApprovalMode, approvalModeFromEnv, parseApprovalMode } from './approval-mode.js';
-import { policyRequiresApproval } from './approval-policy.js';
-import { createInMemoryApprovalStore } from './approval-store.js';
-import { APPROVAL_STORE_ENV, approvalStoreChoice } from './approval-store-from-env.js';
+import { createApprovalGate, type GatedCall, type GrantedCall } from './approval/gate.js';
+import { resolveApprovalKeys } from './approval/grant.js';
+import { type ApprovalMode, approvalModeFromEnv, parseApprovalMode } from './approval/mode.js';
+import { policyRequiresApproval } from './approval/policy.js';
+import { createInMemoryApprovalStore } from './approval/store.js';
+import { APPROVAL_STORE_ENV, approvalStoreChoice } from './approval/store-from-env.js';
 import type {
   ToolCallOptions,
   ToolCallOutcome,

@@ -11,7 +11,7 @@ import { defineJsonSchemaTool, defineTool } from '../tool/define-tool.js';
 import type { Tool } from '../tool/tool.js';
 import { canonicalDigest } from '../util/canonical-json.js';
 import { redactDeep, registerSecret } from '../util/redact.js';
-import { createInMemoryApprovalStore } from './approval-store.js';
+import { createInMemoryApprovalStore } from './approval/store.js';
 import { createToolGateway } from './create-tool-gateway.js';
 import { isApprovalRequired } from './results.js';
 

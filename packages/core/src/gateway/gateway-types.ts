@@ -2,9 +2,9 @@ import type { ResultBudget, ResultBudgetOptions } from '../budget/result-budget.
 import type { InvocationContext } from '../context/invocation-context.js';
 import type { AskHuman } from '../tool/human-input.js';
 import type { Tool, ToolRunner } from '../tool/tool.js';
-import type { ApprovalGrant } from './approval-grant.js';
-import type { ApprovalMode } from './approval-mode.js';
-import type { ApprovalStore } from './approval-store.js';
+import type { ApprovalGrant } from './approval/grant.js';
+import type { ApprovalMode } from './approval/mode.js';
+import type { ApprovalStore } from './approval/store.js';
 import type { ArgumentLimits } from './model-arguments.js';
 import type { ApprovalRequest, ToolResult } from './results.js';
 import type { ToolProgressEvent } from './run-with-timeout.js';

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { ResultBudget } from '../budget/result-budget.js';
 import type { InvocationContext } from '../context/invocation-context.js';
-import type { ApprovalGrant } from '../gateway/approval-grant.js';
+import type { ApprovalGrant } from '../gateway/approval/grant.js';
 import type { ToolResult } from '../gateway/results.js';
 import type { HumanInputAnswer, HumanInputRequest } from './human-input.js';
 import type { PAUSED } from './paused.js';

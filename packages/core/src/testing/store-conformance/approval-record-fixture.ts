@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { ApprovalRecord } from '../../gateway/approval-store.js';
+import type { ApprovalRecord } from '../../gateway/approval/store.js';
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 

@@ -1,5 +1,5 @@
 import { KsadkError } from '../../errors/ksadk-error.js';
-import type { ApprovalQuota, ApprovalRecord, ApprovalStore } from '../../gateway/approval-store.js';
+import type { ApprovalQuota, ApprovalRecord, ApprovalStore } from '../../gateway/approval/store.js';
 import { approvalRecord, type RecordOverrides } from './approval-record-fixture.js';
 import { type Check, type CheckContext, runChecks, sleep } from './conformance-run.js';
 

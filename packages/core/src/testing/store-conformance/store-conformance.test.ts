@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type ApprovalStore, createInMemoryApprovalStore } from '../../gateway/approval-store.js';
+import { type ApprovalStore, createInMemoryApprovalStore } from '../../gateway/approval/store.js';
 import {
   createFileMemoryBackend,
   createInMemoryMemoryBackend,

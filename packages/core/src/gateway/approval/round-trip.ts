@@ -1,9 +1,9 @@
-import { PAUSED } from '../tool/paused.js';
-import type { Tool } from '../tool/tool.js';
-import { decideApproval } from './approval-decision.js';
-import { type ApprovalPause, approvalPauseFor } from './approval-pause.js';
-import type { ToolCallOptions, ToolGateway } from './gateway-types.js';
-import { isApprovalRequired, type ToolResult } from './results.js';
+import { PAUSED } from '../../tool/paused.js';
+import type { Tool } from '../../tool/tool.js';
+import type { ToolCallOptions, ToolGateway } from '../gateway-types.js';
+import { isApprovalRequired, type ToolResult } from '../results.js';
+import { decideApproval } from './decision.js';
+import { type ApprovalPause, approvalPauseFor } from './pause.js';
 
 export { PAUSED };
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool } from '../tool/define-tool.js';
-import { decideApproval, parseApprovalDecision } from './approval-decision.js';
-import { createToolGateway } from './create-tool-gateway.js';
-import { isApprovalRequired } from './results.js';
+import { defineTool } from '../../tool/define-tool.js';
+import { createToolGateway } from '../create-tool-gateway.js';
+import { isApprovalRequired } from '../results.js';
+import { decideApproval, parseApprovalDecision } from './decision.js';
 
 describe('parseApprovalDecision', () => {
   it('reads every documented shape and nothing else', () => {

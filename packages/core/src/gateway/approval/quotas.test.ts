@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_APPROVAL_QUOTAS, resolveApprovalQuotas } from './approval-quotas.js';
+import { DEFAULT_APPROVAL_QUOTAS, resolveApprovalQuotas } from './quotas.js';
 
 describe('resolveApprovalQuotas', () => {
   it('fills in the defaults and keeps every limit at least 1', () => {

@@ -1,5 +1,5 @@
-import type { ApprovalGrant } from './approval-grant.js';
-import type { ApprovalPrincipal, ToolGateway } from './gateway-types.js';
+import type { ApprovalPrincipal, ToolGateway } from '../gateway-types.js';
+import type { ApprovalGrant } from './grant.js';
 
 /** A host's answer to an approval request. */
 export type ApprovalDecision =

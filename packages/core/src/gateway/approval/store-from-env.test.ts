@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { loadAgentTools } from '../catalog/load-agent-tools.js';
-import { importOptional } from '../util/import-optional.js';
-import { redactSecrets } from '../util/redact.js';
-import { approvalStoreChoice, approvalStoreFromEnv } from './approval-store-from-env.js';
-import { createToolGateway } from './create-tool-gateway.js';
+import { loadAgentTools } from '../../catalog/load-agent-tools.js';
+import { importOptional } from '../../util/import-optional.js';
+import { redactSecrets } from '../../util/redact.js';
+import { createToolGateway } from '../create-tool-gateway.js';
+import { approvalStoreChoice, approvalStoreFromEnv } from './store-from-env.js';
 
 describe('KSADK_APPROVAL_STORE', () => {
   it('reads memory, Redis and PostgreSQL URLs; the password is redacted from then on', () => {

@@ -1,5 +1,5 @@
-import type { ToolPolicy } from '../tool/policy.js';
-import type { ApprovalMode } from './approval-mode.js';
+import type { ToolPolicy } from '../../tool/policy.js';
+import type { ApprovalMode } from './mode.js';
 
 /**
  * Whether a call under `policy` needs a human decision in `mode`. Rules, in order:

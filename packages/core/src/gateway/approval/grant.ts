@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { KsadkError } from '../errors/ksadk-error.js';
+import { KsadkError } from '../../errors/ksadk-error.js';
 
 /** The environment variable holding the HMAC secret that signs approval grants. */
 export const APPROVAL_SECRET_ENV = 'KSADK_APPROVAL_SECRET';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeToolPolicy } from '../tool/policy.js';
-import { policyRequiresApproval } from './approval-policy.js';
+import { normalizeToolPolicy } from '../../tool/policy.js';
+import { policyRequiresApproval } from './policy.js';
 
 const p = normalizeToolPolicy;
 

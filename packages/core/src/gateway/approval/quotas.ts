@@ -1,5 +1,5 @@
-import { checkOptions } from '../errors/check-options.js';
-import { KsadkError } from '../errors/ksadk-error.js';
+import { checkOptions } from '../../errors/check-options.js';
+import { KsadkError } from '../../errors/ksadk-error.js';
 
 /** Limits of one account, one session, or the whole store. */
 export interface ApprovalQuota {

@@ -1,14 +1,14 @@
-import { checkOptions } from '../errors/check-options.js';
-import { KsadkError } from '../errors/ksadk-error.js';
-import type { RiskLevel } from '../tool/policy.js';
+import { checkOptions } from '../../errors/check-options.js';
+import { KsadkError } from '../../errors/ksadk-error.js';
+import type { RiskLevel } from '../../tool/policy.js';
 import {
   type ApprovalQuota,
   type ApprovalQuotaOptions,
   approvalQuotaExceeded,
   resolveApprovalQuotas,
-} from './approval-quotas.js';
+} from './quotas.js';
 
-export type { ApprovalQuota } from './approval-quotas.js';
+export type { ApprovalQuota } from './quotas.js';
 
 /** Where an approval request is in its life. */
 export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'consumed';

@@ -1,7 +1,7 @@
-import { KsadkError } from '../errors/ksadk-error.js';
-import { importOptional } from '../util/import-optional.js';
-import { registerSecret } from '../util/redact.js';
-import type { ApprovalStore } from './approval-store.js';
+import { KsadkError } from '../../errors/ksadk-error.js';
+import { importOptional } from '../../util/import-optional.js';
+import { registerSecret } from '../../util/redact.js';
+import type { ApprovalStore } from './store.js';
 
 /** The environment variable that names a shared approval store. */
 export const APPROVAL_STORE_ENV = 'KSADK_APPROVAL_STORE';

@@ -1,4 +1,4 @@
-import { KsadkError } from '../errors/ksadk-error.js';
+import { KsadkError } from '../../errors/ksadk-error.js';
 
 /** `ask`: ask for anything with approval scopes or medium+ risk; `risk`: ask for medium+ risk; `full`: ask only for tools marked `requiresApproval: true`. */
 export type ApprovalMode = 'ask' | 'risk' | 'full';

@@ -1,23 +1,23 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { budgetToolOutput, type ResultBudget } from '../budget/result-budget.js';
+import { budgetToolOutput, type ResultBudget } from '../../budget/result-budget.js';
 import {
   getInvocationContextOrEmpty,
   type InvocationContext,
-} from '../context/invocation-context.js';
-import { KsadkError } from '../errors/ksadk-error.js';
-import type { Tool } from '../tool/tool.js';
-import { canonicalJson } from '../util/canonical-json.js';
-import { echoValue } from '../util/sanitize-message.js';
-import { type ApprovalGrant, type ApprovalKeys, signGrant, verifyGrant } from './approval-grant.js';
-import type { ApprovalRecord, ApprovalStore } from './approval-store.js';
-import type { ApprovalDecisionOptions, ApprovalPrincipal } from './gateway-types.js';
+} from '../../context/invocation-context.js';
+import { KsadkError } from '../../errors/ksadk-error.js';
+import type { Tool } from '../../tool/tool.js';
+import { canonicalJson } from '../../util/canonical-json.js';
+import { echoValue } from '../../util/sanitize-message.js';
+import type { ApprovalDecisionOptions, ApprovalPrincipal } from '../gateway-types.js';
 import type {
   ApprovalRejectedResult,
   ApprovalRequest,
   ApprovalRequiredResult,
   ApprovalUsedResult,
   ModelApprovalRequest,
-} from './results.js';
+} from '../results.js';
+import { type ApprovalGrant, type ApprovalKeys, signGrant, verifyGrant } from './grant.js';
+import type { ApprovalRecord, ApprovalStore } from './store.js';
 
 /** What the gate needs from the gateway. */
 export interface ApprovalGateOptions {

@@ -1,5 +1,5 @@
-import type { ToolGateway } from './gateway-types.js';
-import type { ApprovalRequest, ApprovalRequiredResult } from './results.js';
+import type { ToolGateway } from '../gateway-types.js';
+import type { ApprovalRequest, ApprovalRequiredResult } from '../results.js';
 
 /**
  * What every adapter pauses with when a call needs a human decision — LangGraph's `interrupt`
