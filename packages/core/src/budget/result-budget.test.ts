@@ -32,7 +32,7 @@ afterEach(async () => {
 });
 
 describe('resolveResultBudget', () => {
-  it('has the reference defaults', () => {
+  it('has the defaults of the Python KsADK', () => {
     const budget = resolveResultBudget({}, { AGENTENGINE_UI_DIR: root });
     expect(budget).toMatchObject({
       maxChars: 50_000,

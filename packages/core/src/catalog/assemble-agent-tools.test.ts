@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { createInMemoryMemoryBackend } from '../memory/memory-stores.js';
 import { type McpTestServer, startMcpTestServer } from '../testing/mcp-test-server.js';
 import { defineTool } from '../tool/define-tool.js';
-import { assembleAgentTools, assembleAgentToolsFromEnv } from './assemble-agent-tools.js';
+import { assembleAgentTools } from './assemble-agent-tools.js';
 
 let server: McpTestServer;
 let base: string;
@@ -135,31 +135,5 @@ describe('assembleAgentTools', () => {
     expect(tools.map((tool) => tool.name)).toEqual(['edit_workspace_file', 'lookup_city']);
     expect(skipped).toEqual(['delete_workspace_file', 'nope']);
     expect(assembly.tools).toEqual(before);
-  });
-
-  it('from the environment: memory, built-ins and MCP', async () => {
-    const assembly = await assembleAgentToolsFromEnv({
-      tools: [own],
-      env: {
-        KSADK_LTM_BACKEND: 'memory',
-        KSADK_BUILTIN_TOOLS_MODE: 'dispatcher',
-        KSADK_MCP_SERVERS: JSON.stringify([
-          { name: 'cities', url: server.url, toolFilter: ['lookup_city'] },
-        ]),
-        KSADK_KB_DATASET_ID: 'kb-1',
-        AGENTENGINE_UI_DIR: path.join(base, 'ui'),
-      },
-    });
-    closers.push(assembly.close);
-    expect(assembly.tools.map((tool) => [tool.name, assembly.sources[tool.name]])).toEqual([
-      ['my_tool', 'own'],
-      ['load_memory', 'memory'],
-      ['save_memory', 'memory'],
-      ['tool_dispatcher', 'builtin'],
-      ['lookup_city', 'mcp'],
-    ]);
-    expect(assembly.warnings).toEqual([
-      expect.stringContaining('KSADK_KB_DATASET_ID is set but no knowledge base client'),
-    ]);
   });
 });

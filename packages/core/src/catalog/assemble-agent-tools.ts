@@ -1,19 +1,10 @@
 import { createA2AAgentTool } from '../a2a/a2a-agent-tool.js';
 import { type A2AClientOptions, createA2AClient } from '../a2a/a2a-client.js';
 import { checkOptions } from '../errors/check-options.js';
-import {
-  loadMcpToolsets,
-  loadMcpToolsetsFromEnv,
-  type McpLoadResult,
-} from '../mcp/load-mcp-toolsets.js';
+import { loadMcpToolsets, type McpLoadResult } from '../mcp/load-mcp-toolsets.js';
 import type { McpServerOptions, McpServersObject } from '../mcp/mcp-config.js';
 import type { McpServerRequestOptions } from '../mcp/mcp-server-requests.js';
-import type { KnowledgeBase } from '../memory/memory-backend.js';
-import {
-  createMemoryToolset,
-  type MemoryToolsetOptions,
-  memoryToolsetFromEnv,
-} from '../memory/tools/index.js';
+import { createMemoryToolset, type MemoryToolsetOptions } from '../memory/tools/index.js';
 import type { RiskLevel } from '../tool/policy.js';
 import type { Tool } from '../tool/tool.js';
 import { modelSafeErrorMessage } from '../util/sanitize-message.js';
@@ -256,49 +247,4 @@ function isLoadResult(value: unknown): value is McpLoadResult {
     !Array.isArray(value) &&
     Array.isArray((value as McpLoadResult).toolsets)
   );
-}
-
-/** Options for {@link assembleAgentToolsFromEnv}: code parts the environment cannot express. */
-export interface AssembleFromEnvOptions {
-  /** The agent's own tools. */
-  tools?: readonly Tool[];
-  /** A knowledge-base client (enables `search_knowledge_base`). */
-  knowledgeBase?: KnowledgeBase;
-  /** The Skill Runtime slot. */
-  skills?: SkillsSlot;
-  /** Remote A2A agents. */
-  a2a?: readonly A2AAgentConfig[];
-  catalog?: ToolCatalog | ToolCatalogOptions;
-  env?: NodeJS.ProcessEnv;
-  strict?: boolean;
-}
-
-/**
- * {@link assembleAgentTools} configured from the environment: memory from `KSADK_LTM_BACKEND`,
- * built-ins from `KSADK_BUILTIN_TOOLS_MODE` / `KSADK_BUILTIN_TOOLS_PROFILE`, MCP from
- * `KSADK_MCP_SERVERS` (unless `KSADK_ENABLE_MCP_TOOLS` is off).
- */
-export async function assembleAgentToolsFromEnv(
-  options: AssembleFromEnvOptions = {},
-): Promise<AgentAssembly> {
-  const env = options.env ?? process.env;
-  const memory = memoryToolsetFromEnv({
-    env,
-    ...(options.knowledgeBase ? { knowledgeBase: options.knowledgeBase } : {}),
-  });
-  const mcp = await loadMcpToolsetsFromEnv({ env, strict: options.strict ?? false });
-  const assembly = await assembleAgentTools({
-    ...(options.tools ? { tools: options.tools } : {}),
-    memory: memory.tools.length > 0 ? memory.tools : false,
-    ...(options.skills ? { skills: options.skills } : {}),
-    catalog: isToolCatalog(options.catalog)
-      ? options.catalog
-      : createToolCatalog({ env, ...(options.catalog ?? {}) }),
-    mcp,
-    ...(options.a2a ? { a2a: options.a2a } : {}),
-    ...(options.strict !== undefined ? { strict: options.strict } : {}),
-  });
-  return memory.problems.length === 0
-    ? assembly
-    : { ...assembly, warnings: Object.freeze([...memory.problems, ...assembly.warnings]) };
 }

@@ -74,7 +74,7 @@ export function expandInclude(
       ];
       throw new KsadkError(
         'invalid_config',
-        `Unknown AgentEngine toolset or tool: ${raw}. Valid: ${[...new Set(valid)].join(', ')}.`,
+        `Unknown toolset or tool: ${raw}. Valid: ${[...new Set(valid)].join(', ')}.`,
         { details: { unknown: raw } },
       );
     }

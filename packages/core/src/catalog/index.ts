@@ -3,9 +3,7 @@ export {
   type A2AAgentConfig,
   type AgentAssembly,
   type AssembleAgentToolsOptions,
-  type AssembleFromEnvOptions,
   assembleAgentTools,
-  assembleAgentToolsFromEnv,
   type SkillsSlot,
   type ToolSource,
 } from './assemble-agent-tools.js';

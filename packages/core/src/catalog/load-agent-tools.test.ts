@@ -76,4 +76,32 @@ describe('loadAgentTools', () => {
     expect(off.tools.map((tool) => tool.name)).toEqual(['own_tool']);
     expect(off.warnings).toEqual([]);
   });
+
+  it('from the environment: memory, dispatcher built-ins and MCP, with the source of each tool', async () => {
+    const env = {
+      KSADK_LTM_BACKEND: 'memory',
+      KSADK_BUILTIN_TOOLS_MODE: 'dispatcher',
+      KSADK_MCP_SERVERS: JSON.stringify([
+        { name: 'env', url: server.url, toolFilter: ['env_weather'] },
+      ]),
+      KSADK_KB_DATASET_ID: 'kb-1',
+      AGENTENGINE_UI_DIR: dir,
+    };
+    const load = await loadAgentTools({ tools: [own], env });
+    try {
+      const { assembly } = load;
+      expect(load.tools.map((tool) => [tool.name, assembly.sources[tool.name]])).toEqual([
+        ['own_tool', 'own'],
+        ['load_memory', 'memory'],
+        ['save_memory', 'memory'],
+        ['tool_dispatcher', 'builtin'],
+        ['env_weather', 'mcp'],
+      ]);
+      expect(load.warnings).toEqual([
+        expect.stringContaining('KSADK_KB_DATASET_ID is set but no knowledge base client'),
+      ]);
+    } finally {
+      await load.close();
+    }
+  });
 });

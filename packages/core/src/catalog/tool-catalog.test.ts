@@ -92,9 +92,7 @@ describe('selection', () => {
     };
     const unknown = attempt(() => catalog.getTools({ include: 'file' }));
     expect(unknown?.code).toBe('invalid_config');
-    expect(unknown?.message).toMatch(
-      /Unknown AgentEngine toolset or tool: file\. Valid: workspace, platform/,
-    );
+    expect(unknown?.message).toMatch(/Unknown toolset or tool: file\. Valid: workspace, platform/);
     expect(attempt(() => catalog.getTools({ include: 'browser' }))?.message).toMatch(/browser/);
     expect(attempt(() => catalog.getTools({ mode: 'sometimes' }))?.message).toMatch(
       /off, direct, dispatcher, deferred/,

@@ -65,12 +65,8 @@ export interface ToolCatalog {
   registerToolset(group: string, tools: readonly Tool[]): void;
   /** Tools for an agent. */
   getTools(selection?: ToolSelection): Tool[];
-  /** The Python KsADK's name for {@link ToolCatalog.getTools} (prompts and skills may cite it). */
-  getAgentEngineTools(selection?: ToolSelection): Tool[];
   /** Descriptors (with JSON Schema `args`) for the same selection, plus external tools where included. */
   describeTools(selection?: ToolSelection): ToolDescriptor[];
-  /** The Python KsADK's name for {@link ToolCatalog.describeTools}. */
-  describeAgentEngineTools(selection?: ToolSelection): ToolDescriptor[];
   /** Tools per `KSADK_BUILTIN_TOOLS_MODE` (default `off`) and `KSADK_BUILTIN_TOOLS_PROFILE` (default `default`). */
   builtinToolsForRuntime(overrides?: { mode?: string; profile?: string }): Tool[];
   /** Registers tools run elsewhere (or runnable external tools), searchable and describable; returns their names. */
@@ -162,8 +158,6 @@ export function createToolCatalog(options: ToolCatalogOptions = {}): ToolCatalog
       const { names, scopeNames } = select(selection);
       return toolsFor(names, scopeNames);
     },
-    getAgentEngineTools: (selection) => catalog.getTools(selection),
-    describeAgentEngineTools: (selection) => catalog.describeTools(selection),
     describeTools(selection = {}) {
       const { names, scopeNames } = select(selection);
       const mode = modeNow();

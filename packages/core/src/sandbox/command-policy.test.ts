@@ -4,7 +4,7 @@ import { checkCommandPolicy, isMetadataHost } from './command-policy.js';
 const rejected = (command: string) => checkCommandPolicy(command);
 
 describe('checkCommandPolicy (a first screen, not the boundary)', () => {
-  it('keeps the reference shapes', () => {
+  it('keeps the shapes of the Python KsADK', () => {
     expect(checkCommandPolicy('   ')).toEqual({
       ok: false,
       decision: 'reject',

@@ -329,7 +329,7 @@ function screen(
 }
 
 /**
- * The command screen `run_command` applies before anything runs (reference §1.5), kept as a
+ * The command screen `run_command` applies before anything runs, kept as a
  * first screen with its result shapes — **not** the security boundary: that is the backend
  * (bubblewrap or e2b, network off unless configured). The command is parsed with `shell-quote`;
  * every segment (`;`, `&&`, `||`, `|`, `&`, subshells), every `sh -c`/`eval` script, every

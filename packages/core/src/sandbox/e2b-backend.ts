@@ -18,7 +18,7 @@ export interface E2BBackendOptions {
   lifetimeMs?: number;
   /**
    * Internet access of the sandboxes, unless a session sets `network`. @default false (Python's
-   * default is true; off by default here, GAP-5)
+   * default is true; off by default here)
    */
   allowInternetAccess?: boolean;
   /** The E2B API key. @default the SDK reads `E2B_API_KEY` */

@@ -48,7 +48,7 @@ describe('parseSandboxBackendName', () => {
   });
 });
 
-describe('resolveSandboxBackend — skills (§7.9)', () => {
+describe('resolveSandboxBackend — skills', () => {
   it('explicit wins over everything', () => {
     expect(
       resolve(
@@ -109,7 +109,7 @@ describe('resolveSandboxBackend — skills (§7.9)', () => {
   });
 });
 
-describe('resolveSandboxBackend — sandbox (§8.2)', () => {
+describe('resolveSandboxBackend — sandbox', () => {
   it('explicit, then KSADK_SANDBOX_BACKEND (disabled aliases included), then a template, then disabled', () => {
     expect(resolve('sandbox', { KSADK_SANDBOX_BACKEND: 'e2b' }, 'local')).toEqual({
       name: 'local_process',
@@ -188,7 +188,7 @@ describe('one resolver: what is reported is what runs', () => {
     );
   });
 
-  it('the skills purpose only differs from the sandbox purpose where §7.9 says it does', () => {
+  it('the skills purpose only differs from the sandbox purpose where the Python KsADK does', () => {
     fc.assert(
       fc.property(envArb, (env) => {
         const skills = resolve('skills', env);

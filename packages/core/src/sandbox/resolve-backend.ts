@@ -61,11 +61,11 @@ function templateChoice(env: NodeJS.ProcessEnv): ResolvedSandboxBackend | undefi
  * The one resolver of the execution backend: tool descriptors, `component_status` and execution
  * all call it, so what is reported is what runs.
  *
- * - `skills` (reference §7.9): `explicit`; else `KSADK_SKILL_RUNTIME_BACKEND` when **present**
+ * - `skills`: `explicit`; else `KSADK_SKILL_RUNTIME_BACKEND` when **present**
  *   (even empty — empty means disabled); else `KSADK_SANDBOX_BACKEND` when non-empty and not a
  *   disabled alias; else `e2b` when a template id (`KSADK_SANDBOX_TEMPLATE_ID`,
  *   `KSADK_SKILL_RUNTIME_TEMPLATE_ID`) is set; else `disabled`.
- * - `sandbox` (§8.2): `explicit`; else `KSADK_SANDBOX_BACKEND` when non-empty; else `e2b` when a
+ * - `sandbox`: `explicit`; else `KSADK_SANDBOX_BACKEND` when non-empty; else `e2b` when a
  *   template id is set; else `disabled`. Deviation: Python executes `e2b` when nothing is
  *   configured (and fails without a template); here nothing configured means disabled.
  *

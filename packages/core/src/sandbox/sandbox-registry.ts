@@ -67,7 +67,7 @@ async function killQuietly(session: SandboxSession): Promise<void> {
 }
 
 /**
- * Creates a sandbox session registry (reference §8.5, with GAP-12 fixed): a hard TTL from
+ * Creates a sandbox session registry: a hard TTL from
  * creation, an idle TTL, a maximum count with least-recently-used eviction of idle sessions, an
  * in-use count so a running command is never reaped (an expired entry in use is retired: new
  * calls get a fresh session, and the old one is killed when its last command ends), one in-flight

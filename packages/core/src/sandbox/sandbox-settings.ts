@@ -8,7 +8,7 @@ export interface SandboxSettings {
   lifetimeMs: number;
   /**
    * `KSADK_SANDBOX_ALLOW_INTERNET_ACCESS`, else `KSADK_SKILL_RUNTIME_ALLOW_INTERNET_ACCESS`;
-   * default **false** (Python defaults to true; GAP-5).
+   * default **false** (Python defaults to true).
    */
   allowInternetAccess: boolean;
   /** `KSADK_SANDBOX_STARTUP_RETRY_ATTEMPTS` (integer; below 1 counts as 1), default 6. */
@@ -57,7 +57,7 @@ export function wholeNumberFromEnv(
 }
 
 /**
- * Reads the E2B sandbox settings from the environment (§8.2 of the reference). Blank variables
+ * Reads the E2B sandbox settings from the environment. Blank variables
  * count as unset; booleans are true for `1`, `true`, `yes`, `on` (any case) and false for any
  * other value.
  *

@@ -37,7 +37,7 @@ export function skillNameProblem(name: string): string | undefined {
 }
 /**
  * The file names a skill's instructions may have, in the order they are looked for: the spec's
- * `SKILL.md`, then `skill.md` (which the reference validator accepts too).
+ * `SKILL.md`, then `skill.md` (which the Agent Skills reference validator accepts too).
  */
 export const SKILL_MD_NAMES = ['SKILL.md', 'skill.md'] as const;
 

@@ -28,7 +28,7 @@ function hasSkillDirectory(dir: string): boolean {
 }
 
 /**
- * The skills mode (reference §7.12): `KSADK_SKILLS_MODE` (`local`, `sandbox`, `off`/`none`, or
+ * The skills mode: `KSADK_SKILLS_MODE` (`local`, `sandbox`, `off`/`none`, or
  * `auto`, the default). In `auto`: a present `KSADK_SKILL_RUNTIME_BACKEND` decides (a backend →
  * `sandbox`; empty or disabled → `off`, which also stops the local inference); then a
  * `KSADK_SANDBOX_BACKEND` that is not disabled, or a sandbox template id → `sandbox`; then a

@@ -56,7 +56,7 @@ const isWorkspace = (value: unknown): value is SandboxWorkspace =>
   typeof (value as SandboxWorkspace | undefined)?.rootFor === 'function';
 
 /**
- * Creates the sandbox tools (reference §6.3, on the execution layer): `sandbox_status` (low),
+ * Creates the sandbox tools (on the execution layer): `sandbox_status` (low),
  * `run_command` (high; screened by `checkCommandPolicy`, which is not the boundary — the backend
  * is) and `run_code` (high; isolated backends only). Sessions are reused per account, user and
  * session, with a hard TTL, an idle TTL and a maximum count; a call with no session gets its own

@@ -1,4 +1,4 @@
-/** Prefixes of variables a model may set for a command (reference §8.3). */
+/** Prefixes of variables a model may set for a command. */
 export const MODEL_ENV_PREFIXES = ['KSADK_SAFE_', 'PYTHON', 'NODE', 'UV_'] as const;
 
 /**

@@ -335,7 +335,9 @@ describe('run_code', () => {
     });
   });
 
-  it('runs a snippet on bubblewrap with the reference fields', { timeout: 20_000 }, async () => {
+  it('runs a snippet on bubblewrap with the fields of the Python KsADK', {
+    timeout: 20_000,
+  }, async () => {
     const set = toolset({ backend: 'bubblewrap' });
     const result = await call(set, 'run_code', {
       code: 'console.log(6 * 7)',

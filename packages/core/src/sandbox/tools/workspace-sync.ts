@@ -14,7 +14,7 @@ export interface WorkspaceSyncLimits {
   maxTotalBytes: number;
 }
 
-/** The reference defaults (§6.3). */
+/** The Python KsADK's defaults. */
 export const DEFAULT_SYNC_LIMITS: WorkspaceSyncLimits = {
   maxFiles: 2000,
   maxFileBytes: 2 * 1024 * 1024,
@@ -83,8 +83,8 @@ async function readInside(
 }
 
 /**
- * Copies a workspace into a new sandbox session (isolated backends; reference §6.3 with GAP-8
- * fixed): regular files only, walked in name order without following symlinks — a symlink, in or
+ * Copies a workspace into a new sandbox session (isolated backends):
+ * regular files only, walked in name order without following symlinks — a symlink, in or
  * out of the workspace, is never uploaded, and no file is read through one — skipping `.git`,
  * `node_modules`, `.venv`, `__pycache__` and `.pytest_cache`, within the count and byte limits.
  * Files go to the same relative paths under the session root. Never copied back.

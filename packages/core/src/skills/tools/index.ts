@@ -250,8 +250,8 @@ export async function loadSkillsSlot(
 }
 
 /**
- * The assembly's skills slot from the environment: the mode from `KSADK_SKILLS_MODE` (reference
- * §7.12, see `resolveSkillsMode`), then {@link loadSkillsSlot}. `loadAgentTools` calls it when no
+ * The assembly's skills slot from the environment: the mode from `KSADK_SKILLS_MODE` (see
+ * `resolveSkillsMode`), then {@link loadSkillsSlot}. `loadAgentTools` calls it when no
  * `skills` option is given.
  */
 export async function skillsSlotFromEnv(

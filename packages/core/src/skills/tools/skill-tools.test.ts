@@ -428,7 +428,7 @@ describe('one resolver', () => {
 });
 
 describe('skills mode and the slot', () => {
-  it('resolves the mode like the reference, with the fixes', () => {
+  it('resolves the mode like the Python KsADK, with the fixes', () => {
     expect(resolveSkillsMode({ KSADK_SKILLS_MODE: 'local' }).mode).toBe('local');
     expect(resolveSkillsMode({ KSADK_SKILL_RUNTIME_BACKEND: 'local_process' }).mode).toBe(
       'sandbox',

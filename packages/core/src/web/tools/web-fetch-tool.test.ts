@@ -206,7 +206,7 @@ describe('web_fetch against an allowlisted local server', () => {
     server.requests.length = 0;
   });
 
-  it('has both tools in group web, approval-exempt (contract item 24)', () => {
+  it('has both tools in group web, approval-exempt', () => {
     expect(web.tools.map((tool) => [tool.name, tool.group])).toEqual([
       ['web_fetch', 'web'],
       ['web_search', 'web'],
@@ -287,7 +287,7 @@ describe('web_fetch against an allowlisted local server', () => {
     expect(result['text']).not.toContain('SECRET');
   });
 
-  it('max_chars=25 truncates and persists the full text as text/plain, per call (items 26, GAP-9)', async () => {
+  it('max_chars=25 truncates and persists the full text as text/plain, per call', async () => {
     const first = await env.gateway.invoke(
       web.webFetch,
       { url: `${server.origin}/article`, max_chars: 25 },

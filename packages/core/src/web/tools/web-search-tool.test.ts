@@ -126,7 +126,7 @@ describe('web_search providers (a local server stands in for each provider)', ()
     }
   };
 
-  it('no provider, an unknown one, a missing base URL → provider_not_configured (item 27)', async () => {
+  it('no provider, an unknown one, a missing base URL → provider_not_configured', async () => {
     expect(await search(undefined, { query: 'x' })).toMatchObject({
       ok: false,
       error_type: 'provider_not_configured',
