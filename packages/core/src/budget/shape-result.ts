@@ -2,6 +2,7 @@ import type { InvocationContext } from '../context/invocation-context.js';
 import type { ToolResult } from '../gateway/results.js';
 import type { Tool } from '../tool/tool.js';
 import { TOOL_MEDIA_FIELD } from '../tool/tool-media.js';
+import { isPlainObject } from '../util/plain-object.js';
 import {
   budgetTextFields,
   budgetToolOutput,
@@ -12,12 +13,6 @@ import { keepResultMedia } from './result-media.js';
 
 /** Room for a budgeted result's bookkeeping fields on top of its limit. */
 const RESULT_OVERHEAD_CHARS = 2_000;
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
 
 /** Any value a tool returned, as a result object with `ok`. */
 export function toToolResult(value: unknown): ToolResult {

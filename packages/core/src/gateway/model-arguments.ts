@@ -1,3 +1,4 @@
+import { isPlainObject } from '../util/plain-object.js';
 import { echoValue } from '../util/sanitize-message.js';
 import type { ArgumentIssue } from './results.js';
 
@@ -38,12 +39,6 @@ const fail = (message: string, path = ''): Refusal => ({
   message,
   issues: [{ path, message }],
 });
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
 
 const shortPath = (path: string): string => (path.length > 200 ? `${path.slice(0, 200)}…` : path);
 

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { KsadkError } from '../errors/ksadk-error.js';
 import { RISK_LEVELS, type RiskLevel } from '../tool/policy.js';
+import { isPlainObject } from '../util/plain-object.js';
 import {
   checkStdioSandbox,
   type McpStdioSandboxConfig,
@@ -178,8 +179,6 @@ const TYPES: Readonly<Record<string, 'http' | 'sse' | 'stdio'>> = {
   stdio: 'stdio',
 };
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 const given = (value: unknown): boolean => value !== undefined && value !== null;
 const hasNul = (value: string): boolean => value.includes('\0');
 
@@ -206,7 +205,7 @@ function checkEntry({ item, index, where, key }: Located): McpServerConfig | Mcp
       message: `${where}${shown ? `.${shown}` : ''}: ${message}`,
     };
   };
-  if (!isObject(item)) return problem(undefined, 'must be an object');
+  if (!isPlainObject(item)) return problem(undefined, 'must be an object');
   // One spelling per option: camelCase, or the wire format's snake_case.
   const entry: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(item)) {
@@ -323,7 +322,7 @@ function checkHttp(
   const headers = entry['headers'];
   if (
     given(headers) &&
-    (!isObject(headers) || Object.values(headers).some((value) => typeof value !== 'string'))
+    (!isPlainObject(headers) || Object.values(headers).some((value) => typeof value !== 'string'))
   ) {
     return problem('headers', 'must be an object of string values');
   }
@@ -358,7 +357,7 @@ function checkStdio(
   }
   const env = entry['env'];
   if (given(env)) {
-    if (!isObject(env)) return problem('env', 'must be an object of string values');
+    if (!isPlainObject(env)) return problem('env', 'must be an object of string values');
     for (const [variable, value] of Object.entries(env)) {
       if (variable === '' || variable.includes('=') || hasNul(variable))
         return problem('env', `has an invalid variable name ${JSON.stringify(variable)}`);
@@ -430,9 +429,9 @@ export function parseMcpServerConfigs(
   let entries: Located[];
   if (Array.isArray(value)) {
     entries = value.map((item, index) => ({ item, index, where: `${source}[${index}]` }));
-  } else if (isObject(value) && 'mcpServers' in value) {
+  } else if (isPlainObject(value) && 'mcpServers' in value) {
     const servers = value['mcpServers'];
-    if (!isObject(servers)) {
+    if (!isPlainObject(servers)) {
       return {
         configs: [],
         problems: [{ index: -1, message: `${source}.mcpServers must be an object of servers` }],
@@ -461,7 +460,7 @@ export function parseMcpServerConfigs(
   const configs: McpServerConfig[] = [];
   for (const located of entries) {
     // A disabled entry is skipped unchecked: it may well be unfinished.
-    if (isObject(located.item) && located.item['disabled'] === true) continue;
+    if (isPlainObject(located.item) && located.item['disabled'] === true) continue;
     const checked = checkEntry(located);
     if ('message' in checked) {
       problems.push(checked);

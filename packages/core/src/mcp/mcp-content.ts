@@ -1,5 +1,6 @@
 import type { ToolResult } from '../gateway/results.js';
 import { TOOL_MEDIA_FIELD, type ToolMedia } from '../tool/tool-media.js';
+import { isPlainObject } from '../util/plain-object.js';
 
 /** Content parts of one MCP result sent inline at most (the rest go to the saved copy). */
 export const MAX_MCP_CONTENT_PARTS = 100;
@@ -11,8 +12,6 @@ export const MCP_CONTENT_OVERFLOW_FIELD = 'content_overflow';
 type Part = Record<string, unknown>;
 
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
-const isObject = (value: unknown): value is Part =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function annotationsOf(part: Part): Part {
   const annotations = part['annotations'];
@@ -97,7 +96,7 @@ function withoutMedia(value: unknown, media: ToolMedia[]): unknown {
       return index === undefined || node.length < 64 ? node : `[media ${index}]`;
     }
     if (Array.isArray(node)) return node.map((item) => visit(item, depth + 1));
-    if (!isObject(node)) return node;
+    if (!isPlainObject(node)) return node;
     const type = str(node['type']);
     const data = str(node['data']);
     if ((type === 'image' || type === 'audio') && data !== undefined && data.length >= 64) {
@@ -134,7 +133,7 @@ function textIsInStructured(text: string, structured: unknown): boolean {
     if (budget-- <= 0 || depth > 64) return false;
     if (typeof node === 'string') return node === text;
     if (Array.isArray(node)) return node.some((item) => holds(item, depth + 1));
-    return isObject(node) && Object.values(node).some((item) => holds(item, depth + 1));
+    return isPlainObject(node) && Object.values(node).some((item) => holds(item, depth + 1));
   };
   return holds(structured, 0);
 }
@@ -160,7 +159,7 @@ export function mapMcpCallResult(result: {
   isError?: unknown;
   _meta?: unknown;
 }): ToolResult {
-  const raw = (Array.isArray(result.content) ? result.content : []).filter(isObject);
+  const raw = (Array.isArray(result.content) ? result.content : []).filter(isPlainObject);
   const media: ToolMedia[] = [];
   const parts = raw.slice(0, MAX_MCP_CONTENT_PARTS).map((part) => reducePart(part, media));
   const overflow = raw.slice(MAX_MCP_CONTENT_PARTS).map((part) => reducePart(part, undefined));

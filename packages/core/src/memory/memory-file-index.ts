@@ -1,7 +1,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import { open } from 'node:fs/promises';
 import { type IndexedMemory, indexMemory } from './memory-ranking.js';
-import { parseMemoryLine } from './memory-record-line.js';
+import { parseMemoryRecord } from './memory-record.js';
 import { createTimeSlice } from './yield-to-event-loop.js';
 
 const NEWLINE = 0x0a;
@@ -145,7 +145,7 @@ async function parseLines(
     // Decoded line by line: a large file never becomes one huge string.
     const line = bytes.toString('utf8', start, stop);
     if (line.trim()) {
-      const record = parseMemoryLine(line);
+      const record = parseMemoryRecord(line);
       if (record) entries.push(indexMemory(record));
     }
     if (stop === end) {

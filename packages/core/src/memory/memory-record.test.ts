@@ -30,4 +30,15 @@ describe('parseMemoryRecord', () => {
     for (const text of ['{', 'null', '42', '[]', '{"id":"m","content":"c"}'])
       expect(parseMemoryRecord(text)).toBeUndefined();
   });
+
+  it('gives undefined for a record with a __proto__ key at any depth (a planted record)', () => {
+    const base = '"id":"m","content":"c","created_at":"2025-01-01T00:00:00.000Z"';
+    for (const text of [
+      `{"__proto__":{"polluted":1},${base}}`,
+      `{${base},"metadata":{"__proto__":{"polluted":1}}}`,
+      `{${base},"metadata":{"a":[{"__proto__":1}]}}`,
+    ])
+      expect(parseMemoryRecord(text)).toBeUndefined();
+    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+  });
 });

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { isPlainObject } from '../util/plain-object.js';
 import type { MemoryEntry, MemoryRecord } from './memory-backend.js';
 
 /** A JSON copy of `value` without any `__proto__` key at any depth. */
@@ -7,9 +8,6 @@ function cleanJson(value: Record<string, unknown>): Record<string, unknown> {
     key === '__proto__' ? undefined : inner,
   ) as Record<string, unknown>;
 }
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * The record a {@link MemoryBackend} saves for `entry`, built as every KsADK backend builds it (for
@@ -43,10 +41,12 @@ export function newMemoryRecord(entry: MemoryEntry): MemoryRecord {
 }
 
 /**
- * A stored record read back (the JSON text of a {@link newMemoryRecord} record): a fresh object of
- * the known fields only, `__proto__` keys dropped at any depth. Anything that is not a memory
- * record — text that is not JSON, JSON that is not an object, an object without string `id`,
- * `content` and `created_at` — gives `undefined`, for the caller to skip.
+ * A stored record read back (the JSON text of a {@link newMemoryRecord} record, a line of a memory
+ * file, a Redis value, a PostgreSQL row): a fresh object of the known fields only. Anything that
+ * is not a memory record gives `undefined`, for the caller to skip: text that is not JSON (a torn
+ * line), JSON that is not an object (`null`, `42`, `[]`), an object without string `id`, `content`
+ * and `created_at`, or one with a `__proto__` key at any depth — {@link newMemoryRecord} never
+ * writes one, so such a record was planted.
  *
  * @example
  * ```ts
@@ -56,13 +56,17 @@ export function newMemoryRecord(entry: MemoryEntry): MemoryRecord {
  * ```
  */
 export function parseMemoryRecord(text: string): MemoryRecord | undefined {
+  let poisoned = false;
   let value: unknown;
   try {
-    value = JSON.parse(text, (key, inner: unknown) => (key === '__proto__' ? undefined : inner));
+    value = JSON.parse(text, (key, inner: unknown) => {
+      if (key === '__proto__') poisoned = true;
+      return inner;
+    });
   } catch {
     return undefined;
   }
-  if (!isPlainObject(value)) return undefined;
+  if (poisoned || !isPlainObject(value)) return undefined;
   const { id, content, created_at, session_id, agent_id, metadata } = value;
   if (typeof id !== 'string' || typeof content !== 'string' || typeof created_at !== 'string')
     return undefined;

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MemoryRecord, MemoryScope } from './memory-backend.js';
 import { memoryFileOf } from './memory-file.js';
-import { parseMemoryLine } from './memory-record-line.js';
+import { parseMemoryRecord } from './memory-record.js';
 import { createFileMemoryBackend } from './memory-stores.js';
 
 let dir: string;
@@ -57,7 +57,7 @@ function runWriter(
 async function fileLines(): Promise<(MemoryRecord | undefined)[]> {
   const text = await readFile(memoryFileOf(dir, scope), 'utf8');
   expect(text.endsWith('\n')).toBe(true);
-  return text.slice(0, -1).split('\n').map(parseMemoryLine);
+  return text.slice(0, -1).split('\n').map(parseMemoryRecord);
 }
 
 const stamp = '2025-01-01T00:00:00.000Z';

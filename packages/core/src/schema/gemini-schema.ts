@@ -1,5 +1,6 @@
 import type { JsonSchema } from '../tool/tool.js';
-import { isRecord, jsonTypeOf, resolveLocalRef } from './json-schema-utils.js';
+import { isPlainObject } from '../util/plain-object.js';
+import { jsonTypeOf, resolveLocalRef } from './json-schema-utils.js';
 
 /** Which keywords constrain which JSON type, to split a multi-type schema into typed branches. */
 const TYPE_KEYWORDS: Record<string, readonly string[]> = {
@@ -88,7 +89,7 @@ function splitTypeArray(schema: JsonSchema): JsonSchema {
 }
 
 function convert(node: unknown, walk: Walk): unknown {
-  if (!isRecord(node)) return node;
+  if (!isPlainObject(node)) return node;
   let schema: JsonSchema = { ...node };
   delete schema['$schema'];
   delete schema['$id'];
@@ -119,13 +120,13 @@ function convert(node: unknown, walk: Walk): unknown {
   if (Array.isArray(schema['type'])) schema = splitTypeArray(schema);
   const out: JsonSchema = {};
   for (const [key, value] of Object.entries(schema)) {
-    if (key === 'properties' && isRecord(value)) {
+    if (key === 'properties' && isPlainObject(value)) {
       out[key] = Object.fromEntries(
         Object.entries(value).map(([name, child]) => [name, convert(child, walk)]),
       );
     } else if ((key === 'anyOf' || key === 'allOf') && Array.isArray(value)) {
       out[key] = value.map((child) => convert(child, walk));
-    } else if ((key === 'items' || key === 'additionalProperties') && isRecord(value)) {
+    } else if ((key === 'items' || key === 'additionalProperties') && isPlainObject(value)) {
       out[key] = convert(value, walk);
     } else {
       out[key] = value;

@@ -1,4 +1,5 @@
 import type { JsonSchema } from '../tool/tool.js';
+import { isPlainObject } from '../util/plain-object.js';
 
 /** Keywords that only annotate a schema and never constrain a value. */
 export const ANNOTATION_KEYWORDS: ReadonlySet<string> = new Set([
@@ -11,11 +12,6 @@ export const ANNOTATION_KEYWORDS: ReadonlySet<string> = new Set([
   'writeOnly',
 ]);
 
-/** True for a non-array object. */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Resolves a local JSON pointer (`#/$defs/x`, `#/definitions/x`) against `root`. */
 export function resolveLocalRef(root: JsonSchema, ref: string): JsonSchema | undefined {
   if (ref === '#') return root;
@@ -23,10 +19,10 @@ export function resolveLocalRef(root: JsonSchema, ref: string): JsonSchema | und
   let current: unknown = root;
   for (const raw of ref.slice(2).split('/')) {
     const part = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
-    if (!isRecord(current) || !(part in current)) return undefined;
+    if (!isPlainObject(current) || !(part in current)) return undefined;
     current = current[part];
   }
-  return isRecord(current) ? current : undefined;
+  return isPlainObject(current) ? current : undefined;
 }
 
 /** True when the schema has only `$ref` and annotation keywords. */
@@ -52,7 +48,7 @@ export function hasObjectShape(schema: JsonSchema): boolean {
  */
 export function acceptsNull(schema: unknown, root: JsonSchema, depth = 0): boolean {
   if (schema === true) return true;
-  if (!isRecord(schema) || depth > 32) return false;
+  if (!isPlainObject(schema) || depth > 32) return false;
   if (typeof schema['$ref'] === 'string') {
     const target = resolveLocalRef(root, schema['$ref']);
     return target !== undefined && acceptsNull(target, root, depth + 1);

@@ -1,5 +1,6 @@
 import type { JsonSchema } from '../tool/tool.js';
-import { acceptsNull, hasObjectShape, isRecord, resolveLocalRef } from './json-schema-utils.js';
+import { isPlainObject } from '../util/plain-object.js';
+import { acceptsNull, hasObjectShape, resolveLocalRef } from './json-schema-utils.js';
 
 const MAX_DEPTH = 64;
 
@@ -7,12 +8,12 @@ function deref(schema: unknown, root: JsonSchema): JsonSchema | undefined {
   let current = schema;
   for (
     let hops = 0;
-    hops < 16 && isRecord(current) && typeof current['$ref'] === 'string';
+    hops < 16 && isPlainObject(current) && typeof current['$ref'] === 'string';
     hops += 1
   ) {
     current = resolveLocalRef(root, current['$ref']);
   }
-  if (!isRecord(current)) return undefined;
+  if (!isPlainObject(current)) return undefined;
   const allOf = current['allOf'];
   if (Array.isArray(allOf) && allOf.length === 1) return deref(allOf[0], root);
   return current;
@@ -30,13 +31,13 @@ function objectSchemaFor(
   value: Record<string, unknown>,
   root: JsonSchema,
 ): JsonSchema | undefined {
-  if (hasObjectShape(schema) && isRecord(schema['properties'])) return schema;
+  if (hasObjectShape(schema) && isPlainObject(schema['properties'])) return schema;
   const candidates = branchesOf(schema)
     .map((branch) => deref(branch, root))
     .filter((branch): branch is JsonSchema => branch !== undefined && hasObjectShape(branch));
   if (candidates.length <= 1) return candidates[0];
   const matchesConsts = (branch: JsonSchema): boolean => {
-    const properties = isRecord(branch['properties']) ? branch['properties'] : {};
+    const properties = isPlainObject(branch['properties']) ? branch['properties'] : {};
     return Object.entries(properties).every(([key, property]) => {
       const resolved = deref(property, root);
       return !resolved || !('const' in resolved) || resolved['const'] === value[key];
@@ -44,7 +45,7 @@ function objectSchemaFor(
   };
   const keys = Object.keys(value).filter((key) => value[key] !== null);
   const covers = (branch: JsonSchema): boolean => {
-    const properties = isRecord(branch['properties']) ? branch['properties'] : {};
+    const properties = isPlainObject(branch['properties']) ? branch['properties'] : {};
     return keys.every((key) => key in properties);
   };
   return (
@@ -70,7 +71,7 @@ function normalize(schemaNode: unknown, value: unknown, root: JsonSchema, depth:
   }
   const objectSchema = objectSchemaFor(schema, value as Record<string, unknown>, root);
   if (!objectSchema) return value;
-  const properties = isRecord(objectSchema['properties']) ? objectSchema['properties'] : {};
+  const properties = isPlainObject(objectSchema['properties']) ? objectSchema['properties'] : {};
   const required = Array.isArray(objectSchema['required'])
     ? (objectSchema['required'] as unknown[])
     : [];

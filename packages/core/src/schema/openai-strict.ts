@@ -1,10 +1,10 @@
 import type { JsonSchema } from '../tool/tool.js';
+import { isPlainObject } from '../util/plain-object.js';
 import {
   ANNOTATION_KEYWORDS,
   acceptsNull,
   hasObjectShape,
   hasOnlyRefAndAnnotations,
-  isRecord,
   resolveLocalRef,
 } from './json-schema-utils.js';
 
@@ -187,7 +187,7 @@ function nullable(schema: JsonSchema): JsonSchema {
 }
 
 function strictify(node: unknown, path: string[], root: JsonSchema): JsonSchema {
-  if (!isRecord(node)) throw new NotStrict(`boolean or non-object schema at ${at(path)}`);
+  if (!isPlainObject(node)) throw new NotStrict(`boolean or non-object schema at ${at(path)}`);
   let schema: JsonSchema = { ...node };
   if (Array.isArray(schema['type']) && schema['type'].length === 1)
     schema['type'] = schema['type'][0];
@@ -209,7 +209,7 @@ function strictify(node: unknown, path: string[], root: JsonSchema): JsonSchema 
     if (
       !Array.isArray(allOf) ||
       allOf.length !== 1 ||
-      !isRecord(allOf[0]) ||
+      !isPlainObject(allOf[0]) ||
       !siblingsAreAnnotations
     ) {
       throw new NotStrict(`allOf at ${at(path)} cannot be merged exactly`);
@@ -231,7 +231,7 @@ function strictify(node: unknown, path: string[], root: JsonSchema): JsonSchema 
       throw new NotStrict(`open object (record or map) at ${at(path)}`);
     }
     schema['additionalProperties'] = false;
-    const properties = isRecord(schema['properties']) ? schema['properties'] : {};
+    const properties = isPlainObject(schema['properties']) ? schema['properties'] : {};
     const required = Array.isArray(schema['required']) ? (schema['required'] as string[]) : [];
     for (const key of required) {
       if (!(key in properties))
@@ -261,7 +261,7 @@ function strictify(node: unknown, path: string[], root: JsonSchema): JsonSchema 
   }
   for (const defs of ['$defs', 'definitions'] as const) {
     const table = schema[defs];
-    if (isRecord(table)) {
+    if (isPlainObject(table)) {
       const out: JsonSchema = {};
       for (const [name, value] of Object.entries(table))
         out[name] = strictify(value, [...path, defs, name], root);

@@ -1,5 +1,5 @@
 import type { JsonSchema } from '../tool/tool.js';
-import { isRecord } from './json-schema-utils.js';
+import { isPlainObject } from '../util/plain-object.js';
 
 const TABLES = ['$defs', 'definitions'] as const;
 
@@ -17,7 +17,7 @@ function refsUnder(node: unknown, out: string[], skipTables: boolean, depth = 0)
     for (const item of node) refsUnder(item, out, false, depth + 1);
     return;
   }
-  if (!isRecord(node)) return;
+  if (!isPlainObject(node)) return;
   for (const [key, value] of Object.entries(node)) {
     if (skipTables && (TABLES as readonly string[]).includes(key)) continue;
     if (key === '$ref' && typeof value === 'string') out.push(value);
@@ -33,7 +33,7 @@ function refsUnder(node: unknown, out: string[], skipTables: boolean, depth = 0)
  * empty is removed. The input is not changed; a schema with nothing to prune is returned as is.
  */
 export function pruneUnreferencedDefinitions(schema: JsonSchema): JsonSchema {
-  if (!TABLES.some((table) => isRecord(schema[table]))) return schema;
+  if (!TABLES.some((table) => isPlainObject(schema[table]))) return schema;
   const reached = new Set<string>();
   const pending: string[] = [];
   refsUnder(schema, pending, true);
@@ -44,14 +44,14 @@ export function pruneUnreferencedDefinitions(schema: JsonSchema): JsonSchema {
     if (reached.has(key)) continue;
     reached.add(key);
     const table = schema[target[0]];
-    if (isRecord(table) && Object.hasOwn(table, target[1]))
+    if (isPlainObject(table) && Object.hasOwn(table, target[1]))
       refsUnder(table[target[1]], pending, false);
   }
   const out: JsonSchema = { ...schema };
   let changed = false;
   for (const table of TABLES) {
     const entries = out[table];
-    if (!isRecord(entries)) continue;
+    if (!isPlainObject(entries)) continue;
     const kept = Object.fromEntries(
       Object.entries(entries).filter(([name]) => reached.has(`${table}/${name}`)),
     );

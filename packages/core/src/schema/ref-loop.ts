@@ -1,5 +1,6 @@
 import type { JsonSchema } from '../tool/tool.js';
-import { isRecord, resolveLocalRef } from './json-schema-utils.js';
+import { isPlainObject } from '../util/plain-object.js';
+import { resolveLocalRef } from './json-schema-utils.js';
 
 /** Keywords whose subschemas apply to the same value as their parent (no descent into it). */
 const SAME_VALUE = ['allOf', 'anyOf', 'oneOf'] as const;
@@ -13,7 +14,7 @@ const SAME_VALUE = ['allOf', 'anyOf', 'oneOf'] as const;
 export function findRefLoop(root: JsonSchema): string | undefined {
   const state = new Map<object, 'visiting' | 'done'>();
   const visit = (node: unknown, pointer: string, depth: number): string | undefined => {
-    if (!isRecord(node) || depth > 256) return undefined;
+    if (!isPlainObject(node) || depth > 256) return undefined;
     const mark = state.get(node);
     if (mark === 'visiting') return pointer;
     if (mark === 'done') return undefined;
@@ -27,7 +28,7 @@ export function findRefLoop(root: JsonSchema): string | undefined {
         for (const [i, branch] of branches.entries())
           next.push([branch, `${pointer}/${keyword}/${i}`]);
     }
-    if (isRecord(node['not'])) next.push([node['not'], `${pointer}/not`]);
+    if (isPlainObject(node['not'])) next.push([node['not'], `${pointer}/not`]);
     for (const [child, where] of next) {
       const loop = visit(child, where, depth + 1);
       if (loop) return loop;
@@ -40,12 +41,12 @@ export function findRefLoop(root: JsonSchema): string | undefined {
   const seen = new Set<object>();
   while (stack.length > 0) {
     const [node, pointer] = stack.pop()!;
-    if (!isRecord(node) || seen.has(node)) continue;
+    if (!isPlainObject(node) || seen.has(node)) continue;
     seen.add(node);
     const loop = visit(node, pointer, 0);
     if (loop) return loop;
     for (const [key, value] of Object.entries(node)) {
-      if (isRecord(value)) stack.push([value, `${pointer}/${key}`]);
+      if (isPlainObject(value)) stack.push([value, `${pointer}/${key}`]);
       else if (Array.isArray(value))
         for (const [index, item] of value.entries())
           stack.push([item, `${pointer}/${key}/${index}`]);

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { isPlainObject } from '../util/plain-object.js';
 
 /** A content hash such as `sha256:<hex>`. */
 export interface ContentHash {
@@ -42,9 +43,6 @@ export interface SkillRef {
 
 type Payload = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Payload =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** The first of `keys` present in `payload` (PascalCase or snake_case spellings). */
 export function pick(payload: Payload, ...keys: string[]): unknown {
   for (const key of keys) if (Object.hasOwn(payload, key)) return payload[key];
@@ -85,13 +83,13 @@ export function isActiveSkill(ref: SkillRef): boolean {
 /** The `Data` object of a response (`Data` or `data`), or the response itself. */
 export function responseData(payload: Payload): Payload {
   const data = pick(payload, 'Data', 'data');
-  return isObject(data) ? data : payload;
+  return isPlainObject(data) ? data : payload;
 }
 
 /** The objects of a listing under the first present key. */
 export function listItems(data: Payload, ...keys: string[]): Payload[] {
   const list = pick(data, ...keys);
-  return Array.isArray(list) ? list.filter(isObject) : [];
+  return Array.isArray(list) ? list.filter(isPlainObject) : [];
 }
 
 /** The skills of a `ListSkillsBySpaceId` / `ListAvailablePremadeSkills` page. */

@@ -1,3 +1,4 @@
+import { isPlainObject } from '../util/plain-object.js';
 import type { PAUSED } from './paused.js';
 
 /**
@@ -70,7 +71,7 @@ export function parseHumanInputAnswer(value: unknown): HumanInputAnswer {
   if (record['action'] === 'cancel') return { action: 'cancel' };
   if (record['action'] === 'accept') {
     const content = record['content'];
-    if (typeof content === 'object' && content !== null && !Array.isArray(content))
+    if (isPlainObject(content))
       return { action: 'accept', content: structuredClone(content) as Record<string, unknown> };
   }
   return { action: 'decline' };
