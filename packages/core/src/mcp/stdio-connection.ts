@@ -1,5 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { KsadkError } from '../errors/ksadk-error.js';
+import { ByteTail } from '../util/byte-tail.js';
 import { redactSecrets, registerSecret, secretValuesFromEnv } from '../util/redact.js';
 import type { McpStdioServerConfig } from './mcp-config.js';
 import {
@@ -11,7 +12,6 @@ import {
   type McpToolsetDiagnostics,
 } from './mcp-connection.js';
 import { createRestartBackoff, type RestartBackoffOptions } from './restart-backoff.js';
-import { StderrTail } from './stderr-tail.js';
 import {
   checkStdioSandbox,
   type McpStdioSandboxConfig,
@@ -103,7 +103,7 @@ export function createStdioConnection(
   // the server returns; other values (paths, modes, flags) stay readable.
   for (const value of secretValuesFromEnv(config.env)) registerSecret(value);
   const sandbox = resolveStdioSandbox(config.sandbox, options.sandbox);
-  const stderr = new StderrTail(STDERR_TAIL_BYTES);
+  const stderr = new ByteTail(STDERR_TAIL_BYTES);
   const backoff = createRestartBackoff(options.backoff);
   const running = new Set<ProcessGroupStdioTransport>();
   let latest: ProcessGroupStdioTransport | undefined;

@@ -2,6 +2,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { ByteTail } from '../util/byte-tail.js';
 import {
   markedEnvironment,
   newTreeMarker,
@@ -10,7 +11,6 @@ import {
   trackTree,
 } from '../util/process-tree.js';
 import { LineSplitter } from './json-lines.js';
-import type { StderrTail } from './stderr-tail.js';
 
 /** After the server exits, how long its last buffered messages may take to arrive. */
 const DRAIN_MS = 200;
@@ -39,7 +39,7 @@ export interface ProcessGroupStdioOptions {
   /** Longest stdout message (one line); a server that sends more is killed. */
   readonly maxMessageBytes: number;
   /** Receives the server's stderr. */
-  readonly stderr: StderrTail;
+  readonly stderr: ByteTail;
   /** After stdin is closed, how long the server may take to exit before SIGTERM, then SIGKILL. */
   readonly graceMs: number;
   /** Called once, as soon as the process has exited (before the last messages drain). */

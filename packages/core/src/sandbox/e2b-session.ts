@@ -1,10 +1,11 @@
 import path from 'node:path';
 import { KsadkError } from '../errors/ksadk-error.js';
+import { ByteTail } from '../util/byte-tail.js';
 import { secretValuesFromEnv } from '../util/redact.js';
 import { echoValue, modelSafeErrorMessage } from '../util/sanitize-message.js';
 import { clampTimeout, commandResult, failedCommand, refusedCommand } from './command-result.js';
 import type { E2BCommandResult, E2BSandbox } from './e2b-provider.js';
-import { clampOutputBytes, OutputTail } from './output-tail.js';
+import { clampOutputBytes } from './output-limit.js';
 import { quoteShellCommand } from './posix-quote.js';
 import { DEFAULT_MAX_LIST_ENTRIES, DEFAULT_MAX_READ_BYTES } from './root-files.js';
 import type { SandboxCommand, SandboxCommandResult, SandboxSession } from './sandbox-backend.js';
@@ -41,7 +42,7 @@ function isTimeout(error: unknown): boolean {
 }
 
 function tail(text: string, maxBytes: number): { text: string; truncated: boolean } {
-  const kept = new OutputTail(maxBytes);
+  const kept = new ByteTail(maxBytes);
   kept.push(Buffer.from(text, 'utf8'));
   return { text: kept.text(), truncated: kept.truncated };
 }

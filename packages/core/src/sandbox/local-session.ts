@@ -3,7 +3,7 @@ import { secretValuesFromEnv } from '../util/redact.js';
 import { modelSafeErrorMessage } from '../util/sanitize-message.js';
 import { buildChildEnv } from './child-env.js';
 import { clampTimeout, commandResult, failedCommand, refusedCommand } from './command-result.js';
-import { clampOutputBytes } from './output-tail.js';
+import { clampOutputBytes } from './output-limit.js';
 import { type GroupRun, type GroupRunOutcome, runProcessGroup } from './process-group.js';
 import { listRootFiles, readRootFile, resolveRootCwd, writeRootFile } from './root-files.js';
 import type { SandboxCommand, SandboxCommandResult, SandboxSession } from './sandbox-backend.js';

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { ByteTail } from '../util/byte-tail.js';
 import { markedEnvironment, newTreeMarker, trackTree } from '../util/process-tree.js';
-import { OutputTail } from './output-tail.js';
 
 /** After the direct child exits, how long buffered output may take to drain. */
 const DRAIN_GRACE_MS = 200;
@@ -31,8 +31,8 @@ export interface GroupRunOutcome {
   stopped: StopReason | null;
   /** Set when the program could not be started. */
   spawnError: Error | null;
-  stdout: OutputTail;
-  stderr: OutputTail;
+  stdout: ByteTail;
+  stderr: ByteTail;
   durationMs: number;
 }
 
@@ -52,8 +52,8 @@ export interface GroupRun {
  */
 export function runProcessGroup(spec: GroupRunSpec): GroupRun {
   const started = performance.now();
-  const stdout = new OutputTail(spec.maxOutputBytes);
-  const stderr = new OutputTail(spec.maxOutputBytes);
+  const stdout = new ByteTail(spec.maxOutputBytes);
+  const stderr = new ByteTail(spec.maxOutputBytes);
   const outcome = (
     fields: Partial<Pick<GroupRunOutcome, 'exitCode' | 'exitSignal' | 'stopped' | 'spawnError'>>,
   ): GroupRunOutcome => ({
