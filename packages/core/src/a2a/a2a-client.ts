@@ -3,9 +3,10 @@ import type { Client } from '@a2a-js/sdk/client';
 import { getInvocationContextOrEmpty } from '../context/invocation-context.js';
 import { checkOptions } from '../errors/check-options.js';
 import { KsadkError } from '../errors/ksadk-error.js';
+import { BodyTooLargeError } from '../util/body-limit.js';
 import { registerSecret } from '../util/redact.js';
 import { modelSafeErrorMessage } from '../util/sanitize-message.js';
-import { limitedFetch, ResponseTooLargeError } from './limited-fetch.js';
+import { a2aFetch } from './a2a-fetch.js';
 
 /** Options for {@link createA2AClient}. */
 export interface A2AClientOptions {
@@ -178,8 +179,8 @@ function resultOfMessage(message: Message): A2AResult {
 
 function failure(error: unknown, limit: number): A2AResult {
   const tooLarge =
-    error instanceof ResponseTooLargeError ||
-    (error as { cause?: unknown })?.cause instanceof ResponseTooLargeError;
+    error instanceof BodyTooLargeError ||
+    (error as { cause?: unknown })?.cause instanceof BodyTooLargeError;
   return {
     ok: false,
     state: 'unknown',
@@ -218,7 +219,7 @@ export function createA2AClient(options: A2AClientOptions): A2AClient {
   const maxResponseBytes = options.maxResponseBytes ?? 4 * 1024 * 1024;
   // Header values (an Authorization token, say) never reach the model, whatever the agent echoes.
   for (const value of Object.values(options.headers ?? {})) registerSecret(value);
-  const fetchImpl = limitedFetch(
+  const fetchImpl = a2aFetch(
     options.fetch ?? globalThis.fetch,
     maxResponseBytes,
     options.headers ?? {},

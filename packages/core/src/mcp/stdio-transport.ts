@@ -4,18 +4,15 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { ByteTail } from '../util/byte-tail.js';
 import {
+  EXIT_WAIT_AFTER_KILL_MS,
   markedEnvironment,
   newTreeMarker,
+  OUTPUT_DRAIN_MS,
   type ProcessTree,
   signalGroup,
   trackTree,
 } from '../util/process-tree.js';
 import { LineSplitter } from './json-lines.js';
-
-/** After the server exits, how long its last buffered messages may take to arrive. */
-const DRAIN_MS = 200;
-/** After a SIGKILL, how long to wait for the exit before giving up on the process. */
-const KILL_WAIT_MS = 2_000;
 
 /** How a server process ended. */
 export interface StdioProcessExit {
@@ -206,7 +203,7 @@ export class ProcessGroupStdioTransport implements Transport {
       this.#end();
       return;
     }
-    const drained = setTimeout(() => this.#end(), DRAIN_MS);
+    const drained = setTimeout(() => this.#end(), OUTPUT_DRAIN_MS);
     child.stdout.once('close', () => {
       clearTimeout(drained);
       this.#end();
@@ -283,7 +280,7 @@ export class ProcessGroupStdioTransport implements Transport {
         signalGroup(pid, 'SIGTERM');
         if (!(await this.#exitedWithin(this.#options.graceMs))) {
           signalGroup(pid, 'SIGKILL');
-          await this.#exitedWithin(KILL_WAIT_MS);
+          await this.#exitedWithin(EXIT_WAIT_AFTER_KILL_MS);
         }
       }
     }

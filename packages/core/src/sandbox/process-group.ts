@@ -1,11 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { ByteTail } from '../util/byte-tail.js';
-import { markedEnvironment, newTreeMarker, trackTree } from '../util/process-tree.js';
-
-/** After the direct child exits, how long buffered output may take to drain. */
-const DRAIN_GRACE_MS = 200;
-/** After a SIGKILL, how long to wait for the child's exit before giving up on it. */
-const KILL_GRACE_MS = 2_000;
+import {
+  EXIT_WAIT_AFTER_KILL_MS,
+  markedEnvironment,
+  newTreeMarker,
+  OUTPUT_DRAIN_MS,
+  trackTree,
+} from '../util/process-tree.js';
 
 /** Why a run stopped before its program exited on its own. */
 export type StopReason = 'timeout' | 'aborted' | 'killed';
@@ -125,7 +126,7 @@ export function runProcessGroup(spec: GroupRunSpec): GroupRun {
     stopped ??= reason;
     void tree?.kill();
     // A child stuck beyond SIGKILL (uninterruptible I/O) must not hold the run forever.
-    later(KILL_GRACE_MS, finish);
+    later(EXIT_WAIT_AFTER_KILL_MS, finish);
   };
   const onAbort = (): void => stop('aborted');
 
@@ -159,7 +160,7 @@ export function runProcessGroup(spec: GroupRunSpec): GroupRun {
     if (openStreams === 0) finish();
     else
       void killed.then(() => {
-        if (!finished) later(DRAIN_GRACE_MS, finish);
+        if (!finished) later(OUTPUT_DRAIN_MS, finish);
       });
   });
 

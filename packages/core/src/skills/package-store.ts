@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { lstat, mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { BodyReadError, consumeBodyAtMost, declaresMoreThan } from '../util/body-limit.js';
 import { defaultSkillCacheDir } from '../util/private-dirs.js';
 import { reserveDirectory } from '../util/reserved-dirs.js';
 import { loadSkillDirectory, type Skill } from './local-skills.js';
@@ -180,40 +181,32 @@ export function createSkillPackageStore(options: SkillPackageStoreOptions = {}):
         `the skill download answered HTTP ${response.status}`,
       );
     }
-    const declared = Number(response.headers.get('content-length'));
-    if (Number.isFinite(declared) && declared > maxDownload) {
-      await response.body.cancel().catch(() => undefined);
-      throw new SkillServiceError(
+    const tooLarge = () =>
+      new SkillServiceError(
         'archive_too_large',
         `the skill archive is larger than ${maxDownload} bytes`,
       );
+    if (declaresMoreThan(response.headers, maxDownload)) {
+      await response.body.cancel().catch(() => undefined);
+      throw tooLarge();
     }
     const hash = createHash('sha256');
     const handle = await open(target, 'wx', 0o600);
-    let size = 0;
     try {
-      const reader = response.body.getReader();
-      for (;;) {
-        const { done, value } = await reader.read().catch((error: Error) => {
-          throw new SkillServiceError(
-            error.name === 'TimeoutError' ? 'download_timeout' : 'download_failed',
-            error.name === 'TimeoutError'
-              ? `the skill download timed out after ${downloadTimeoutMs} ms`
-              : 'the skill download broke off',
-          );
-        });
-        if (done) break;
-        size += value.byteLength;
-        if (size > maxDownload) {
-          await reader.cancel().catch(() => undefined);
-          throw new SkillServiceError(
-            'archive_too_large',
-            `the skill archive is larger than ${maxDownload} bytes`,
-          );
-        }
-        hash.update(value);
-        await handle.write(value);
-      }
+      const { truncated } = await consumeBodyAtMost(response.body, maxDownload, async (chunk) => {
+        hash.update(chunk);
+        await handle.write(chunk);
+      }).catch((error: unknown) => {
+        if (!(error instanceof BodyReadError)) throw error;
+        const timedOut = (error.cause as Error | undefined)?.name === 'TimeoutError';
+        throw new SkillServiceError(
+          timedOut ? 'download_timeout' : 'download_failed',
+          timedOut
+            ? `the skill download timed out after ${downloadTimeoutMs} ms`
+            : 'the skill download broke off',
+        );
+      });
+      if (truncated) throw tooLarge();
     } finally {
       await handle.close();
     }

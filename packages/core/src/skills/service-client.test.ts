@@ -121,6 +121,27 @@ describe('Skill Service client (direct REST)', () => {
     }
   });
 
+  it('a reply that breaks off or stalls mid-body is a Skill Service error, never a raw one', async () => {
+    const server = createServer((request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.write('{"Code":0,"Data":{"Skills":[');
+      if (request.url?.startsWith('/reset')) setTimeout(() => response.socket?.destroy(), 20);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      await expect(
+        createSkillServiceClient({ baseUrl: `${origin}/reset` }).listSkills('x'),
+      ).rejects.toMatchObject({ errorType: 'skill_service_unreachable' });
+      await expect(
+        createSkillServiceClient({ baseUrl: `${origin}/stall`, timeoutMs: 300 }).listSkills('x'),
+      ).rejects.toMatchObject({ errorType: 'skill_service_timeout' });
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
   it('normalises docs and OpenAPI URLs and joins actions under the base path', () => {
     expect(normalizeSkillServiceUrl('https://host.example/skill/docs#/default')).toBe(
       'https://host.example/skill/api/v1',

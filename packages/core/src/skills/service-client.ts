@@ -1,3 +1,4 @@
+import { BodyReadError } from '../util/body-limit.js';
 import { readLimitedBody } from './limited-body.js';
 import {
   pick,
@@ -167,7 +168,17 @@ export function createSkillServiceClient(options: SkillServiceClientOptions): Sk
         `Skill Service ${action} ${name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : 'could not be reached'}`,
       );
     }
-    const text = await readLimitedBody(response, maxBytes, `Skill Service ${action} response`);
+    let text: string;
+    try {
+      text = await readLimitedBody(response, maxBytes, `Skill Service ${action} response`);
+    } catch (error) {
+      if (!(error instanceof BodyReadError)) throw error;
+      const timedOut = (error.cause as Error | undefined)?.name === 'TimeoutError';
+      throw new SkillServiceError(
+        timedOut ? 'skill_service_timeout' : 'skill_service_unreachable',
+        `Skill Service ${action} ${timedOut ? `timed out after ${timeoutMs} ms` : 'broke off mid-reply'}`,
+      );
+    }
     let payload: unknown;
     try {
       payload = JSON.parse(text);

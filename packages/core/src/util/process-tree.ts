@@ -16,6 +16,11 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 /** The environment variable that marks every process of one tree. */
 export const TREE_MARKER_VARIABLE = 'KSADK_PROCESS_TREE';
 
+/** After a child exits, how long its last buffered output may take to arrive. */
+export const OUTPUT_DRAIN_MS = 200;
+/** After a SIGKILL, how long to wait for the child's exit before giving up on it. */
+export const EXIT_WAIT_AFTER_KILL_MS = 2_000;
+
 /** Processes looked at between two turns of the event loop. */
 const SCAN_CHUNK = 64;
 /** Rounds of find-and-kill: a process forked while the first round killed is found by the next. */

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { BodyReadError, readBodyAtMost } from '../util/body-limit.js';
 import { charsetOf } from './content-kind.js';
 
 /** A body read up to a byte cap. */
@@ -51,27 +52,17 @@ export async function readCappedBody(
     ? (body.pipe(decoder as NodeJS.WritableStream) as unknown as Readable)
     : body;
   if (decoder) body.once('error', (error) => (decoder as unknown as Readable).destroy(error));
-  const chunks: Buffer[] = [];
-  let total = 0;
-  let truncated = false;
   try {
-    for await (const chunk of source) {
-      const room = maxBytes - total;
-      if (chunk.length > room) {
-        chunks.push(chunk.subarray(0, room));
-        total = maxBytes;
-        truncated = true;
-        break;
-      }
-      chunks.push(chunk);
-      total += chunk.length;
-    }
+    const read = await readBodyAtMost(source, maxBytes);
+    return { bytes: read.bytes, truncated: read.truncated };
+  } catch (error) {
+    // The page's own error (a reset, a zlib error) is what the model is told about.
+    throw error instanceof BodyReadError ? error.cause : error;
   } finally {
     body.on('error', () => undefined);
     body.destroy();
     (decoder as unknown as Readable | undefined)?.destroy();
   }
-  return { bytes: Buffer.concat(chunks, total), truncated };
 }
 
 const META_CHARSET = /<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9_.:-]+)/i;
