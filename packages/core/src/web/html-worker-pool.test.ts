@@ -15,6 +15,27 @@ describe('convertInWorker', () => {
     expect(liveHtmlWorkers()).toBe(1);
   });
 
+  it('a thread reused for many pages collects no listeners', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error): void => {
+      warnings.push(warning.name);
+    };
+    process.on('warning', onWarning);
+    try {
+      for (let page = 0; page < 15; page += 1) {
+        const outcome = await convertInWorker(article(`Page ${page}`, 3), undefined, {
+          deadlineMs: 10_000,
+        });
+        expect(outcome).toMatchObject({ ok: true });
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings).not.toContain('MaxListenersExceededWarning');
+      expect(liveHtmlWorkers()).toBe(1);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   it('a thread that runs out of memory ends the call as failed, and the process lives on', {
     timeout: 20_000,
   }, async () => {

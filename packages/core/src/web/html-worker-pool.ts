@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type { ResourceLimits, Worker } from 'node:worker_threads';
+import { settleOnce, startWorker, workerScript } from '../util/eval-worker.js';
 import {
   type HtmlWorkerData,
   type HtmlWorkerReply,
@@ -49,17 +50,9 @@ let idle: { readonly worker: Worker; readonly timer: NodeJS.Timeout } | undefine
 const live = new Set<Worker>();
 let lastId = 0;
 
-/**
- * The worker's script: the worker body, by its own source. Transpilers that keep function names
- * (esbuild's `keepNames`, which tsx uses) wrap inner functions in a `__name` helper defined
- * outside the function: the script defines a stand-in.
- */
+/** The worker's script: the worker body, by its own source. */
 function sourceOfWorker(): string {
-  workerSource ??= [
-    "const { parentPort, workerData } = require('node:worker_threads');",
-    'const __name = (target) => target;',
-    `(${runHtmlWorker.toString()})(workerData, parentPort, require);`,
-  ].join('\n');
+  workerSource ??= workerScript(runHtmlWorker, 'workerData, parentPort, require');
   return workerSource;
 }
 
@@ -78,22 +71,11 @@ function resolvePaths(): Promise<HtmlWorkerData> {
 }
 
 async function spawn(resourceLimits: ResourceLimits | undefined): Promise<Worker> {
-  const [{ Worker }, workerData] = await Promise.all([
-    import('node:worker_threads'),
-    resolvePaths(),
-  ]);
-  const worker = new Worker(sourceOfWorker(), {
-    eval: true,
-    workerData,
-    resourceLimits: resourceLimits ?? { maxOldGenerationSizeMb: MAX_HEAP_MB },
-    stdout: true,
-    stderr: true,
-  });
-  // Whatever the libraries print is dropped, not buffered for the thread's whole life.
-  worker.stdout.resume();
-  worker.stderr.resume();
-  // An error (out of memory, a crash) is always followed by `exit`, which callers watch.
-  worker.on('error', () => undefined);
+  const worker = await startWorker(
+    sourceOfWorker(),
+    await resolvePaths(),
+    resourceLimits ?? { maxOldGenerationSizeMb: MAX_HEAP_MB },
+  );
   live.add(worker);
   worker.once('exit', () => {
     live.delete(worker);
@@ -170,64 +152,66 @@ export function convertInWorker(
   options: ConvertInWorkerOptions,
 ): Promise<HtmlWorkerOutcome> {
   const { deadlineMs, signal, resourceLimits } = options;
-  if (signal?.aborted) return Promise.resolve({ ok: false, reason: 'aborted' });
   const id = ++lastId;
-  return new Promise((resolve) => {
-    let worker: Worker | undefined;
-    let settled = false;
-    let slot = false;
-    const finish = (outcome: HtmlWorkerOutcome, sound = false): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
+  let worker: Worker | undefined;
+  let slot = false;
+  /** An outcome, and whether the thread that gave it is still sound (it may serve another page). */
+  type Ended = { readonly outcome: HtmlWorkerOutcome; readonly sound: boolean };
+  let onExit = (): void => undefined;
+  let onMessage = (_reply: HtmlWorkerReply): void => undefined;
+  return settleOnce<Ended>({
+    deadlineMs,
+    signal,
+    stopped: (cause) => ({ outcome: { ok: false, reason: cause }, sound: false }),
+    cleanup: ({ sound }) => {
       if (slot) {
         slot = false;
         releaseSlot();
       }
-      signal?.removeEventListener('abort', onAbort);
-      if (worker) {
-        worker.off('message', onMessage);
-        worker.off('exit', onExit);
-        if (sound && !resourceLimits) putIdle(worker);
-        else void worker.terminate();
-      }
-      resolve(outcome);
-    };
-    const onAbort = (): void => finish({ ok: false, reason: 'aborted' });
-    const onExit = (): void => finish({ ok: false, reason: 'failed' });
-    const onMessage = (reply: HtmlWorkerReply): void => {
-      if (reply.id !== id) return;
-      if ('page' in reply) finish({ ok: true, page: reply.page }, true);
-      else finish({ ok: false, reason: 'tooLarge' in reply ? 'too_large' : 'failed' }, true);
-    };
-    const timer = setTimeout(() => finish({ ok: false, reason: 'deadline' }), deadlineMs);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    void acquireSlot().then(() => {
-      if (settled) {
-        // Ended (deadline, abort) while waiting for a slot.
-        releaseSlot();
-        return;
-      }
-      slot = true;
-      start();
-    });
-    const start = (): void => {
-      const acquired = resourceLimits ? undefined : takeIdle();
-      (acquired ? Promise.resolve(acquired) : spawn(resourceLimits)).then(
-        (started) => {
-          if (settled) {
-            // Stopped while the thread was starting: it never got the page.
-            if (resourceLimits) void started.terminate();
-            else putIdle(started);
-            return;
-          }
-          worker = started;
-          worker.on('message', onMessage);
-          worker.once('exit', onExit);
-          worker.postMessage({ id, html, url } satisfies HtmlWorkerRequest);
-        },
-        () => finish({ ok: false, reason: 'failed' }),
-      );
-    };
-  });
+      if (!worker) return;
+      worker.off('message', onMessage);
+      worker.off('exit', onExit);
+      if (sound && !resourceLimits) putIdle(worker);
+      else void worker.terminate();
+    },
+    run: (finish, settled) => {
+      const start = (): void => {
+        const acquired = resourceLimits ? undefined : takeIdle();
+        (acquired ? Promise.resolve(acquired) : spawn(resourceLimits)).then(
+          (started) => {
+            if (settled()) {
+              // Stopped while the thread was starting: it never got the page.
+              if (resourceLimits) void started.terminate();
+              else putIdle(started);
+              return;
+            }
+            worker = started;
+            onMessage = (reply) => {
+              if (reply.id !== id) return;
+              if ('page' in reply) finish({ outcome: { ok: true, page: reply.page }, sound: true });
+              else
+                finish({
+                  outcome: { ok: false, reason: 'tooLarge' in reply ? 'too_large' : 'failed' },
+                  sound: true,
+                });
+            };
+            onExit = () => finish({ outcome: { ok: false, reason: 'failed' }, sound: false });
+            worker.on('message', onMessage);
+            worker.once('exit', onExit);
+            worker.postMessage({ id, html, url } satisfies HtmlWorkerRequest);
+          },
+          () => finish({ outcome: { ok: false, reason: 'failed' }, sound: false }),
+        );
+      };
+      void acquireSlot().then(() => {
+        if (settled()) {
+          // Ended (deadline, abort) while waiting for a slot.
+          releaseSlot();
+          return;
+        }
+        slot = true;
+        start();
+      });
+    },
+  }).then(({ outcome }) => outcome);
 }

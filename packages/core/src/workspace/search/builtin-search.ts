@@ -1,3 +1,4 @@
+import { settleOnce, startWorker, workerScript } from '../../util/eval-worker.js';
 import { splitLines } from '../text-lines.js';
 import { type SearchHit, searchHit } from './search-hit.js';
 import {
@@ -29,12 +30,11 @@ let re2Path: Promise<string> | undefined;
 
 /** The worker's script: the worker body and the two helpers it needs, by their own source. */
 function sourceOfWorker(): string {
-  workerSource ??= [
-    "const { parentPort, workerData } = require('node:worker_threads');",
-    `const splitLines = (${splitLines.toString()});`,
-    `const searchHit = (${searchHit.toString()});`,
-    `(${runSearchWorker.toString()})(workerData, (message) => parentPort.postMessage(message), splitLines, searchHit, require);`,
-  ].join('\n');
+  workerSource ??= workerScript(
+    runSearchWorker,
+    'workerData, (message) => parentPort.postMessage(message), splitLines, searchHit, require',
+    { splitLines, searchHit },
+  );
   return workerSource;
 }
 
@@ -56,11 +56,7 @@ export async function runBuiltinSearch(
   const { deadlineMs, signal, ...data } = options;
   if (data.files.length === 0) return { hits: [], timedOut: false };
   if (signal?.aborted) return { hits: [], timedOut: true };
-  const [{ Worker }, { availableParallelism }, path] = await Promise.all([
-    import('node:worker_threads'),
-    import('node:os'),
-    resolveRe2(),
-  ]);
+  const [{ availableParallelism }, path] = await Promise.all([import('node:os'), resolveRe2()]);
   // Contiguous slices of the (path-ordered) candidates, one per thread, merged back in order.
   const threads = Math.max(
     1,
@@ -71,46 +67,39 @@ export async function runBuiltinSearch(
     data.files.slice(index * size, (index + 1) * size),
   );
   const found: SearchHit[][] = slices.map(() => []);
-  const workers = slices.map(
-    (files) =>
-      new Worker(sourceOfWorker(), {
-        eval: true,
-        workerData: { ...data, files, re2Path: path } satisfies SearchWorkerData,
-        resourceLimits: { maxOldGenerationSizeMb: 512 },
-        stdout: true,
-        stderr: true,
+  const workers = await Promise.all(
+    slices.map((files) =>
+      startWorker(sourceOfWorker(), { ...data, files, re2Path: path } satisfies SearchWorkerData, {
+        maxOldGenerationSizeMb: 512,
       }),
+    ),
   );
-  return new Promise((resolve) => {
-    let settled = false;
-    let pending = workers.length;
-    const finish = (timedOut: boolean): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
+  return settleOnce<BuiltinSearchOutcome>({
+    deadlineMs,
+    signal,
+    stopped: () => ({ hits: found.flat(), timedOut: true }),
+    cleanup: () => {
       for (const worker of workers) void worker.terminate();
-      resolve({ hits: found.flat(), timedOut });
-    };
-    const onAbort = (): void => finish(true);
-    const timer = setTimeout(() => finish(true), deadlineMs);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    workers.forEach((worker, index) => {
-      let done = false;
-      worker.on('message', (message: SearchWorkerMessage) => {
-        if ('hits' in message) found[index]!.push(...message.hits);
-        else if ('done' in message) {
-          done = true;
-          pending -= 1;
-          if (pending === 0) finish(false);
-        }
+    },
+    run: (finish) => {
+      let pending = workers.length;
+      const incomplete = () => finish({ hits: found.flat(), timedOut: true });
+      workers.forEach((worker, index) => {
+        let done = false;
+        worker.on('message', (message: SearchWorkerMessage) => {
+          if ('hits' in message) found[index]!.push(...message.hits);
+          else if ('done' in message) {
+            done = true;
+            pending -= 1;
+            if (pending === 0) finish({ hits: found.flat(), timedOut: false });
+          }
+        });
+        // A thread that dies before `done` (out of memory, a crash) ends the search with what was
+        // found, marked incomplete.
+        worker.once('exit', () => {
+          if (!done) incomplete();
+        });
       });
-      // A thread that dies before `done` (out of memory, a crash) ends the search with what was
-      // found, marked incomplete.
-      worker.once('error', () => finish(true));
-      worker.once('exit', () => {
-        if (!done) finish(true);
-      });
-    });
+    },
   });
 }
