@@ -1,4 +1,4 @@
-// Import-graph rules for packages/*/src (design.md §2, §3). Run: `pnpm graph`;
+// Import-graph rules for packages/*/src. Run: `pnpm graph`;
 // print the graph as text: `pnpm graph:text`.
 //
 // Adapters resolve `@ksadk/core` and its subpaths to core's source through the `paths` in
@@ -26,6 +26,16 @@ const TEST_FILE = '\\.test(-d)?\\.[cm]?[jt]sx?$';
 const TEST_FIXTURES = '(^|/)test-fixtures/';
 const ADAPTER_SRC = '^packages/(langgraph|adk|openai|redis|postgres)/src/';
 const CAPABILITIES = '^packages/core/src/(workspace|skills|sandbox|web|memory|mcp|a2a|catalog)/';
+// Which capability may import which other (besides the layers); the catalogue assembles them all.
+const CAPABILITY_IMPORTS = {
+  workspace: [],
+  web: [],
+  memory: [],
+  a2a: [],
+  sandbox: ['workspace'],
+  skills: ['sandbox', 'workspace'],
+  mcp: ['sandbox'],
+};
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -43,7 +53,7 @@ module.exports = {
       name: 'core-imports-no-framework',
       severity: 'error',
       comment:
-        'packages/core is framework-neutral (design.md §3): no LangChain/LangGraph, Google ADK, ' +
+        'packages/core is framework-neutral: no LangChain/LangGraph, Google ADK, ' +
         'Google GenAI or OpenAI SDK imports. Framework code belongs in an adapter. (Core tests ' +
         'may use a framework as an oracle — the schema corpus checks our OpenAI and LangChain ' +
         'forms against theirs — through devDependencies, never shipped.)',
@@ -98,6 +108,21 @@ module.exports = {
       },
       to: { path: CAPABILITIES },
     },
+    ...Object.entries(CAPABILITY_IMPORTS).map(([capability, allowed]) => ({
+      name: `capability-imports-${capability}`,
+      severity: 'error',
+      comment:
+        `packages/core/src/${capability} may import the layers and ` +
+        (allowed.length > 0
+          ? `these capabilities only: ${allowed.join(', ')}`
+          : 'no other capability') +
+        ' (the map of core in CONTRIBUTING.md). Something two capabilities share belongs in a layer.',
+      from: { path: `^packages/core/src/${capability}/`, pathNot: [TEST_FILE, TEST_FIXTURES] },
+      to: {
+        path: CAPABILITIES,
+        pathNot: [capability, ...allowed].map((name) => `^packages/core/src/${name}/`),
+      },
+    })),
     {
       name: 'src-not-to-tests',
       severity: 'error',

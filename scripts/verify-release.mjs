@@ -749,7 +749,7 @@ async function checkInstall(target, line, shared) {
             module: 'NodeNext',
             moduleResolution: 'NodeNext',
             strict: true,
-            skipLibCheck: true, // @google/adk's own declarations need it (design.md §9)
+            skipLibCheck: true, // @google/adk's own declarations need it
             typeRoots: [ctx.typeRoots],
             types: ['node'],
             rootDir: 'src',
