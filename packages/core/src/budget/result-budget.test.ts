@@ -57,7 +57,14 @@ describe('resolveResultBudget', () => {
       maxChars: 20,
       previewChars: 10,
     });
-    expect(resolveResultBudget({}, { KSADK_TOOL_RESULT_MAX_CHARS: 'lots' }).maxChars).toBe(50_000);
+    // A value that is not a whole number is a configuration error naming the variable.
+    for (const value of ['lots', '-5', '1.5'])
+      expect(() => resolveResultBudget({}, { KSADK_TOOL_RESULT_MAX_CHARS: value })).toThrow(
+        expect.objectContaining({
+          code: 'invalid_config',
+          message: expect.stringContaining('KSADK_TOOL_RESULT_MAX_CHARS'),
+        }),
+      );
   });
 
   it('narrows per tool to min(tool limit, global cap)', () => {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { InvocationContext } from '../context/invocation-context.js';
 import { checkOptions } from '../errors/check-options.js';
 import { KsadkError } from '../errors/ksadk-error.js';
-import { intFromEnv } from '../util/env.js';
+import { wholeNumberFromEnv } from '../util/env.js';
 import { defaultResultDir } from '../util/private-dirs.js';
 import { redactSecrets } from '../util/redact.js';
 import { reserveDirectory } from '../util/reserved-dirs.js';
@@ -105,18 +105,18 @@ export function resolveResultBudget(
   );
   const maxChars = minDefined(
     positive(options.maxChars, 'maxChars') ?? DEFAULT_MAX,
-    intFromEnv(RESULT_BUDGET_ENV.maxChars, env),
+    wholeNumberFromEnv(env, RESULT_BUDGET_ENV.maxChars, undefined),
   )!;
   const previewChars = Math.min(
     maxChars,
     minDefined(
       positive(options.previewChars, 'previewChars') ?? DEFAULT_PREVIEW,
-      intFromEnv(RESULT_BUDGET_ENV.previewChars, env),
+      wholeNumberFromEnv(env, RESULT_BUDGET_ENV.previewChars, undefined),
     )!,
   );
   const persistThresholdChars = minDefined(
     positive(options.persistThresholdChars, 'persistThresholdChars') ?? maxChars,
-    intFromEnv(RESULT_BUDGET_ENV.persistThresholdChars, env),
+    wholeNumberFromEnv(env, RESULT_BUDGET_ENV.persistThresholdChars, undefined),
   )!;
   const fromEnv = defaultResultDir(env);
   const configured = options.persistDir !== undefined || fromEnv.configured;

@@ -1,4 +1,4 @@
-import { KsadkError } from '../errors/ksadk-error.js';
+import { firstSetVariable, flagFromEnv, invalidVariable, wholeNumberFromEnv } from '../util/env.js';
 
 /** The E2B sandbox settings read from `KSADK_*` variables. */
 export interface SandboxSettings {
@@ -17,51 +17,12 @@ export interface SandboxSettings {
   startupRetryDelayMs: number;
 }
 
-const TRUTHY = new Set(['1', 'true', 'yes', 'on']);
-
-/** The first of `names` set to a non-blank value, trimmed. */
-function firstSet(env: NodeJS.ProcessEnv, names: readonly string[]): [string, string] | undefined {
-  for (const name of names) {
-    const value = env[name]?.trim();
-    if (value) return [name, value];
-  }
-  return undefined;
-}
-
-function invalid(name: string, value: string, expected: string): KsadkError {
-  return new KsadkError(
-    'invalid_config',
-    `${name} must be ${expected}, got ${JSON.stringify(value.slice(0, 40))}`,
-    { details: { variable: name } },
-  );
-}
-
-/**
- * A whole number of at least `min` from the first of `names` set (blank counts as unset), else
- * `fallback`.
- *
- * @throws {KsadkError} `invalid_config` naming the variable for anything else.
- */
-export function wholeNumberFromEnv(
-  env: NodeJS.ProcessEnv,
-  names: readonly string[],
-  fallback: number,
-  min: number,
-): number {
-  const set = firstSet(env, names);
-  if (!set) return fallback;
-  const [name, value] = set;
-  if (!/^\d+$/.test(value) || Number(value) < min)
-    throw invalid(name, value, `a whole number of at least ${min}`);
-  return Number(value);
-}
-
 /**
  * Reads the E2B sandbox settings from the environment. Blank variables
- * count as unset; booleans are true for `1`, `true`, `yes`, `on` (any case) and false for any
- * other value.
+ * count as unset; flags are true for `1`, `true`, `yes`, `on` and false for `0`, `false`,
+ * `no`, `off` (any case).
  *
- * @throws {KsadkError} `invalid_config` naming the variable when a number is not valid.
+ * @throws {KsadkError} `invalid_config` naming the variable when a number or a flag is not valid.
  *
  * @example
  * ```ts
@@ -70,30 +31,35 @@ export function wholeNumberFromEnv(
  * ```
  */
 export function sandboxSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): SandboxSettings {
-  const template = firstSet(env, ['KSADK_SANDBOX_TEMPLATE_ID', 'KSADK_SKILL_RUNTIME_TEMPLATE_ID']);
+  const template = firstSetVariable(env, [
+    'KSADK_SANDBOX_TEMPLATE_ID',
+    'KSADK_SKILL_RUNTIME_TEMPLATE_ID',
+  ]);
   const lifetimeMs =
     wholeNumberFromEnv(env, ['KSADK_SANDBOX_TIMEOUT', 'KSADK_SKILL_RUNTIME_TIMEOUT'], 900, 1) *
     1000;
-  const internet = firstSet(env, [
+  const allowInternetAccess = flagFromEnv(env, [
     'KSADK_SANDBOX_ALLOW_INTERNET_ACCESS',
     'KSADK_SKILL_RUNTIME_ALLOW_INTERNET_ACCESS',
   ]);
   let startupRetryAttempts = 6;
-  const attempts = firstSet(env, ['KSADK_SANDBOX_STARTUP_RETRY_ATTEMPTS']);
+  const attempts = firstSetVariable(env, ['KSADK_SANDBOX_STARTUP_RETRY_ATTEMPTS']);
   if (attempts) {
-    if (!/^-?\d+$/.test(attempts[1])) throw invalid(attempts[0], attempts[1], 'a whole number');
+    if (!/^-?\d+$/.test(attempts[1]))
+      throw invalidVariable(attempts[0], attempts[1], 'a whole number');
     startupRetryAttempts = Math.max(1, Number(attempts[1]));
   }
   let startupRetryDelayMs = 200;
-  const delay = firstSet(env, ['KSADK_SANDBOX_STARTUP_RETRY_DELAY']);
+  const delay = firstSetVariable(env, ['KSADK_SANDBOX_STARTUP_RETRY_DELAY']);
   if (delay) {
-    if (!/^-?\d+(\.\d+)?$/.test(delay[1])) throw invalid(delay[0], delay[1], 'a number of seconds');
+    if (!/^-?\d+(\.\d+)?$/.test(delay[1]))
+      throw invalidVariable(delay[0], delay[1], 'a number of seconds');
     startupRetryDelayMs = Math.max(0, Number(delay[1]) * 1000);
   }
   return {
     templateId: template?.[1],
     lifetimeMs,
-    allowInternetAccess: internet ? TRUTHY.has(internet[1].toLowerCase()) : false,
+    allowInternetAccess,
     startupRetryAttempts,
     startupRetryDelayMs,
   };

@@ -1,4 +1,5 @@
-import { intFromEnv } from '../util/env.js';
+import { KsadkError } from '../errors/ksadk-error.js';
+import { wholeNumberFromEnv } from '../util/env.js';
 import { parseSsrfPolicyJson, type WebSsrfPolicy } from './ssrf-policy.js';
 
 /** The environment variables of the web tools. */
@@ -110,17 +111,15 @@ export function webSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): WebSet
     : WEB_ENV.ssrfPolicyAlias;
   const parsed = parseSsrfPolicyJson(env[policySource], policySource);
   problems.push(...parsed.problems);
+  // A bad number is a problem here, not an error: the web tools load with the safe default.
   const positive = (name: string, fallback: number): number => {
-    const raw = env[name]?.trim();
-    if (!raw) return fallback;
-    const value = intFromEnv(name, env);
-    if (value === undefined || value === 0) {
-      problems.push(
-        `${name} must be a positive integer (got "${raw.slice(0, 40)}"); using ${fallback}`,
-      );
+    try {
+      return wholeNumberFromEnv(env, name, fallback, 1);
+    } catch (error) {
+      if (!(error instanceof KsadkError)) throw error;
+      problems.push(`${error.message}; using ${fallback}`);
       return fallback;
     }
-    return value;
   };
   const defaults = DEFAULT_WEB_FETCH_LIMITS;
   const fetchLimits: WebFetchLimits = {

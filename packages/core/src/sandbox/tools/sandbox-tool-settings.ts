@@ -1,4 +1,5 @@
-import { sandboxSettingsFromEnv, wholeNumberFromEnv } from '../sandbox-settings.js';
+import { wholeNumberFromEnv } from '../../util/env.js';
+import { sandboxSettingsFromEnv } from '../sandbox-settings.js';
 import { DEFAULT_SYNC_LIMITS, type WorkspaceSyncLimits } from './workspace-sync.js';
 
 /** What the sandbox tools read from `KSADK_SANDBOX_*` variables (every one overridable in code). */

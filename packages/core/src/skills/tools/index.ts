@@ -7,7 +7,7 @@ import {
 import { resolveSandboxBackend } from '../../sandbox/resolve-backend.js';
 import type { SandboxBackend } from '../../sandbox/sandbox-backend.js';
 import type { Tool } from '../../tool/tool.js';
-import { intFromEnv } from '../../util/env.js';
+import { flagFromEnv, wholeNumberFromEnv } from '../../util/env.js';
 import { modelSafeErrorMessage } from '../../util/sanitize-message.js';
 import { createSkillPackageStore } from '../package-store.js';
 import { createSkillRuntime, type SkillRuntime } from '../runtime/skill-runtime.js';
@@ -75,9 +75,6 @@ export interface SkillToolset {
   manifestInstruction(): Promise<{ text: string; warnings: string[] }>;
 }
 
-const truthy = (value: string | undefined): boolean =>
-  ['1', 'true', 'yes', 'on'].includes((value ?? '').trim().toLowerCase());
-
 const isRuntime = (value: unknown): value is SkillRuntime =>
   typeof value === 'object' && value !== null && typeof (value as SkillRuntime).run === 'function';
 
@@ -111,7 +108,7 @@ export async function createSkillToolset(options: SkillToolsetOptions = {}): Pro
   const env = options.env ?? process.env;
   const localDir =
     options.localDir === false ? undefined : (options.localDir ?? localSkillsDir(env));
-  const timeoutSeconds = intFromEnv('KSADK_SKILL_MANIFEST_TIMEOUT', env);
+  const timeoutSeconds = wholeNumberFromEnv(env, 'KSADK_SKILL_MANIFEST_TIMEOUT', undefined, 1);
 
   let service: Parameters<typeof createSkillLibrary>[0]['service'];
   if (options.service !== false) {
@@ -143,13 +140,13 @@ export async function createSkillToolset(options: SkillToolsetOptions = {}): Pro
             ? { cacheDir: env['KSADK_SKILL_CACHE_DIR'].trim() }
             : {}),
         allowHashMismatch:
-          options.allowHashMismatch ?? truthy(env['KSADK_SKILL_ALLOW_HASH_MISMATCH']),
+          options.allowHashMismatch ?? flagFromEnv(env, 'KSADK_SKILL_ALLOW_HASH_MISMATCH'),
         ...(options.archiveLimits ? { limits: options.archiveLimits } : {}),
       })
     : undefined;
   const library = createSkillLibrary({ localDir, service, store });
 
-  const timeoutMs = (intFromEnv('KSADK_SKILL_RUNTIME_TIMEOUT', env) || 900) * 1000;
+  const timeoutMs = wholeNumberFromEnv(env, 'KSADK_SKILL_RUNTIME_TIMEOUT', 900, 1) * 1000;
   let choice: SkillRuntimeChoice;
   let backendName = 'disabled';
   const source = ({ prompt, skillNames }: { prompt: string; skillNames: readonly string[] }) =>
@@ -176,10 +173,10 @@ export async function createSkillToolset(options: SkillToolsetOptions = {}): Pro
         backend,
         skills: source,
         timeoutMs,
-        network: truthy(
-          env['KSADK_SKILL_RUNTIME_ALLOW_INTERNET_ACCESS'] ??
-            env['KSADK_SANDBOX_ALLOW_INTERNET_ACCESS'],
-        ),
+        network: flagFromEnv(env, [
+          'KSADK_SKILL_RUNTIME_ALLOW_INTERNET_ACCESS',
+          'KSADK_SANDBOX_ALLOW_INTERNET_ACCESS',
+        ]),
       });
     }
     backendName = runtime.backend;
@@ -193,7 +190,7 @@ export async function createSkillToolset(options: SkillToolsetOptions = {}): Pro
     };
   }
   const manifestLimit =
-    options.manifestLimit ?? (intFromEnv('KSADK_SKILL_MANIFEST_LIMIT', env) || 30);
+    options.manifestLimit ?? wholeNumberFromEnv(env, 'KSADK_SKILL_MANIFEST_LIMIT', 30, 1);
   const readTools = createSkillReadTools(library);
   const executeSkills = createExecuteSkillsTool(choice);
   return {
