@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { KsadkError } from '../errors/ksadk-error.js';
+import type { KsadkVariable } from './variables.js';
 
 /**
  * The one reader of `KSADK_*` variables, with one rule for a bad value: a {@link KsadkError}
@@ -15,7 +16,7 @@ export const FLAG_WORDS = {
 /** The first of `names` set to a non-blank value, with that value trimmed. */
 export function firstSetVariable(
   env: NodeJS.ProcessEnv,
-  names: string | readonly string[],
+  names: KsadkVariable | readonly KsadkVariable[],
 ): readonly [name: string, value: string] | undefined {
   for (const name of typeof names === 'string' ? [names] : names) {
     const value = env[name]?.trim();
@@ -45,7 +46,7 @@ export function invalidVariable(name: string, value: string, expected: string): 
  */
 export function wholeNumberFromEnv<Fallback extends number | undefined>(
   env: NodeJS.ProcessEnv,
-  names: string | readonly string[],
+  names: KsadkVariable | readonly KsadkVariable[],
   fallback: Fallback,
   min = 0,
 ): number | Fallback {
@@ -65,7 +66,7 @@ export function wholeNumberFromEnv<Fallback extends number | undefined>(
  */
 export function flagFromEnv(
   env: NodeJS.ProcessEnv,
-  names: string | readonly string[],
+  names: KsadkVariable | readonly KsadkVariable[],
   fallback = false,
 ): boolean {
   const set = firstSetVariable(env, names);

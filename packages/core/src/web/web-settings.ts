@@ -1,5 +1,6 @@
 import { KsadkError } from '../errors/ksadk-error.js';
 import { wholeNumberFromEnv } from '../util/env.js';
+import type { KsadkVariable } from '../util/variables.js';
 import { parseSsrfPolicyJson, type WebSsrfPolicy } from './ssrf-policy.js';
 
 /** The environment variables of the web tools. */
@@ -112,7 +113,7 @@ export function webSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): WebSet
   const parsed = parseSsrfPolicyJson(env[policySource], policySource);
   problems.push(...parsed.problems);
   // A bad number is a problem here, not an error: the web tools load with the safe default.
-  const positive = (name: string, fallback: number): number => {
+  const positive = (name: KsadkVariable, fallback: number): number => {
     try {
       return wholeNumberFromEnv(env, name, fallback, 1);
     } catch (error) {
