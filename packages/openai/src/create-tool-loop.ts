@@ -1,19 +1,14 @@
-import {
-  checkOptions,
-  KsadkError,
-  type Tool,
-  type ToolGateway,
-  type ToolProgressEvent,
-} from '@ksadk/core';
-import {
-  type AgentToolsLoad,
-  type LoadAgentToolsOptions,
-  loadAgentTools,
-} from '@ksadk/core/catalog';
+import { checkOptions, type Tool, type ToolGateway, type ToolProgressEvent } from '@ksadk/core';
 import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
-import { callRunner, runToolCalls } from './run-tool-calls.js';
+import {
+  appendToolResults,
+  firstMessages,
+  type ModelTurnSettings,
+  modelTurn,
+} from './model-turn.js';
+import { callRunner } from './run-tool-calls.js';
 import { type OpenAIApi, toOpenAITools } from './to-openai-tools.js';
 import {
   batchOf,
@@ -27,6 +22,8 @@ import {
   type ToolLoopState,
   toolLoopState,
 } from './tool-loop-state.js';
+
+export * from './load-openai-tools.js';
 
 /** Options for {@link createToolLoop}. */
 export interface ToolLoopOptions {
@@ -87,6 +84,18 @@ export interface ToolLoop {
   ): Promise<ToolLoopResult>;
 }
 
+const TOOL_LOOP_OPTIONS = [
+  'model',
+  'tools',
+  'gateway',
+  'api',
+  'strict',
+  'instructions',
+  'maxTurns',
+  'request',
+  'onProgress',
+] as const;
+
 /**
  * A small tool loop over the official `openai` client (Chat Completions or Responses): it asks the
  * model, runs its tool calls through the gateway (concurrently, answered in call order), and
@@ -101,25 +110,10 @@ export interface ToolLoop {
  * ```
  */
 export function createToolLoop(client: OpenAI, options: ToolLoopOptions): ToolLoop {
-  checkOptions(
-    options,
-    [
-      'model',
-      'tools',
-      'gateway',
-      'api',
-      'strict',
-      'instructions',
-      'maxTurns',
-      'request',
-      'onProgress',
-    ],
-    'createToolLoop()',
-  );
+  checkOptions(options, TOOL_LOOP_OPTIONS, 'createToolLoop()');
   const api = options.api ?? 'chat';
   const strict = options.strict !== false;
   const maxTurns = options.maxTurns ?? 10;
-  const definitions = toOpenAITools(options.tools, { api, strict });
   const runOptions = {
     tools: options.tools,
     gateway: options.gateway,
@@ -127,55 +121,36 @@ export function createToolLoop(client: OpenAI, options: ToolLoopOptions): ToolLo
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
   };
   const run = callRunner(runOptions);
+  const settings: ModelTurnSettings = {
+    api,
+    model: options.model,
+    instructions: options.instructions,
+    request: options.request,
+    definitions: toOpenAITools(options.tools, { api, strict }),
+    runOptions,
+  };
 
   const continueFrom = async (
     messages: ToolLoopMessages,
     turns: number,
     batch?: ToolCallBatch,
   ): Promise<ToolLoopResult> => {
-    if (batch) {
-      if (!batch.done) {
-        return {
-          status: 'needs_approval',
-          pending: batch.pending,
-          messages,
-          turns,
-          resume: async (decisions) => continueFrom(messages, turns, await batch.resume(decisions)),
-          toJSON: () => toolLoopState(api, turns, messages, batch.toJSON()),
-        };
-      }
-      if (api === 'chat') (messages as ChatCompletionMessageParam[]).push(...batch.toolMessages());
-      else (messages as ResponseInputItem[]).push(...batch.functionCallOutputs());
+    if (batch && !batch.done) {
+      return {
+        status: 'needs_approval',
+        pending: batch.pending,
+        messages,
+        turns,
+        resume: async (decisions) => continueFrom(messages, turns, await batch.resume(decisions)),
+        toJSON: () => toolLoopState(api, turns, messages, batch.toJSON()),
+      };
     }
+    if (batch) appendToolResults(api, messages, batch);
     if (turns >= maxTurns) return { status: 'max_turns', messages, turns };
-    if (api === 'chat') {
-      const chat = messages as ChatCompletionMessageParam[];
-      const completion = await client.chat.completions.create({
-        ...(options.request ?? {}),
-        model: options.model,
-        messages: chat,
-        ...(definitions.length > 0 ? { tools: definitions as never } : {}),
-      });
-      const message = completion.choices[0]?.message;
-      if (!message) throw new KsadkError('internal', 'The model returned no choice.');
-      chat.push(message);
-      if (!message.tool_calls?.length)
-        return { status: 'completed', output: message.content ?? '', messages, turns: turns + 1 };
-      return continueFrom(messages, turns + 1, await runToolCalls(message.tool_calls, runOptions));
-    }
-    const items = messages as ResponseInputItem[];
-    const response = await client.responses.create({
-      ...(options.request ?? {}),
-      model: options.model,
-      input: items,
-      ...(options.instructions ? { instructions: options.instructions } : {}),
-      ...(definitions.length > 0 ? { tools: definitions as never } : {}),
-    });
-    const calls = response.output.filter((item) => item.type === 'function_call');
-    if (calls.length === 0)
-      return { status: 'completed', output: response.output_text, messages, turns: turns + 1 };
-    items.push(...(calls as ResponseInputItem[]));
-    return continueFrom(messages, turns + 1, await runToolCalls(calls, runOptions));
+    const turn = await modelTurn(client, messages, settings);
+    if ('output' in turn)
+      return { status: 'completed', output: turn.output, messages, turns: turns + 1 };
+    return continueFrom(messages, turns + 1, turn.batch);
   };
 
   return {
@@ -189,19 +164,8 @@ export function createToolLoop(client: OpenAI, options: ToolLoopOptions): ToolLo
         await batch.resume(decisions),
       );
     },
-    run(input) {
-      if (typeof input !== 'string') return continueFrom([...input] as ToolLoopMessages, 0);
-      if (api === 'chat') {
-        const messages: ChatCompletionMessageParam[] = [
-          ...(options.instructions
-            ? [{ role: 'system' as const, content: options.instructions }]
-            : []),
-          { role: 'user', content: input },
-        ];
-        return continueFrom(messages, 0);
-      }
-      return continueFrom([{ role: 'user', content: input }], 0);
-    },
+    run: (input) =>
+      continueFrom(firstMessages(api, input, options.instructions) as ToolLoopMessages, 0),
   };
 }
 
@@ -227,23 +191,4 @@ export function resumeToolLoop(
   decisions: Readonly<Record<string, ToolCallDecision>>,
 ): Promise<ToolLoopResult> {
   return createToolLoop(client, options).resume(state, decisions);
-}
-
-/**
- * Options for {@link loadOpenAITools}: core's `loadAgentTools` options — what to assemble, the
- * gateway, and whether sources default from the environment (they do unless `environment: false`).
- */
-export type LoadOpenAIToolsOptions = LoadAgentToolsOptions;
-
-/** Assembled tools for OpenAI function calling: core's load, unchanged (KsADK tools in order). */
-export type OpenAIToolsLoad = AgentToolsLoad;
-
-/**
- * Assembles the tools (own → memory → skills → built-ins → MCP → A2A) for OpenAI function calling.
- * Pass `tools` and `gateway` to {@link createToolLoop}, and `instructions` as its `instructions`.
- */
-export async function loadOpenAITools(
-  options: LoadOpenAIToolsOptions = {},
-): Promise<OpenAIToolsLoad> {
-  return loadAgentTools(options);
 }

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { isApprovalRequired } from '../gateway/results.js';
 import { defineTool } from '../tool/define-tool.js';
-import type { Tool } from '../tool/tool.js';
+import type { Tool, ToolExecutionContext } from '../tool/tool.js';
 import { echoValue } from '../util/sanitize-message.js';
+import { parseArguments } from './dispatcher-arguments.js';
 import { type SearchIndex, searchTerms } from './search-scoring.js';
 import type { ToolDescriptor } from './tool-descriptor.js';
 
@@ -41,45 +42,6 @@ const ACTIONS: Record<string, 'list' | 'describe' | 'call'> = {
   invoke: 'call',
 };
 
-function parseArguments(
-  raw: unknown,
-):
-  | Record<string, unknown>
-  | { ok: false; error_type: string; error_message: string; [key: string]: unknown } {
-  if (raw === undefined || raw === null) return {};
-  if (typeof raw === 'string') {
-    const text = raw.trim();
-    if (text === '') return {};
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (error) {
-      return {
-        ok: false,
-        error_type: 'invalid_arguments_json',
-        error_message: `arguments is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
-        arguments: raw.length > 500 ? `${raw.slice(0, 500)}…` : raw,
-      };
-    }
-    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
-      return { ...(parsed as Record<string, unknown>) };
-    return {
-      ok: false,
-      error_type: 'invalid_arguments_type',
-      error_message: 'arguments must be a JSON object',
-      arguments_type: Array.isArray(parsed) ? 'array' : parsed === null ? 'null' : typeof parsed,
-    };
-  }
-  if (typeof raw === 'object' && !Array.isArray(raw))
-    return { ...(raw as Record<string, unknown>) };
-  return {
-    ok: false,
-    error_type: 'invalid_arguments_type',
-    error_message: 'arguments must be a JSON object',
-    arguments_type: Array.isArray(raw) ? 'array' : typeof raw,
-  };
-}
-
 /** Most names an error message lists. */
 const MAX_LISTED_NAMES = 60;
 
@@ -91,142 +53,193 @@ function availableHere(scope: CatalogScope): string {
   return names.length > MAX_LISTED_NAMES ? `${shown}, … (${names.length} in all)` : shown || 'none';
 }
 
+const DISPATCHER_INPUT = z.object({
+  action: z.string().describe('list, describe or call'),
+  tool_name: z.string().nullish(),
+  arguments: z
+    .union([z.record(z.string(), z.unknown()), z.string()])
+    .nullish()
+    .describe('Arguments for call: a JSON object (or its JSON text)'),
+  include: z
+    .string()
+    .nullish()
+    .describe('For list: comma-separated groups, profiles or tool names'),
+  profile: z.string().nullish(),
+});
+
+type DispatcherInput = z.infer<typeof DISPATCHER_INPUT>;
+type DispatcherResult = Record<string, unknown>;
+
+/** The action asked for (a bare tool name as the action calls it), or the error to answer. */
+function actionOf(
+  scope: CatalogScope,
+  input: DispatcherInput,
+): { action: 'list' | 'describe' | 'call'; toolName: string } | { error: DispatcherResult } {
+  const requested = input.action.trim().toLowerCase();
+  const action = ACTIONS[requested];
+  const toolName = input.tool_name?.trim() ?? '';
+  if (action) return { action, toolName };
+  if (toolName === '' && scope.findTool(requested)) return { action: 'call', toolName: requested };
+  return {
+    error: {
+      ok: false,
+      error_type: 'unknown_action',
+      error_message: `Unknown action "${input.action}". Use list, describe or call.`,
+    },
+  };
+}
+
+/** `list`: the descriptors of `include` (or the scope's default), dispatchers left out. */
+function listTools(scope: CatalogScope, input: DispatcherInput): DispatcherResult {
+  try {
+    const tools = scope
+      .describe(input.include ?? undefined, input.profile ?? undefined)
+      .filter((d) => !DISPATCHER_NAMES.has(d.name));
+    return { ok: true, tools, tool_count: tools.length };
+  } catch {
+    // Named from this agent's scope only: the registry's message would list every tool,
+    // including the ones this agent may not see.
+    const raw = input.include ?? input.profile ?? '';
+    return {
+      ok: false,
+      error_type: 'unknown_tool',
+      error_message: `Unknown or unavailable toolset or tool: ${echoValue(raw)}. Available here: ${availableHere(scope)}.`,
+      tool_name: echoValue(raw),
+    };
+  }
+}
+
+/** The descriptor of the named tool in the scope (never a dispatcher), or the error to answer. */
+function descriptorOf(
+  scope: CatalogScope,
+  toolName: string,
+  profile: string | undefined,
+): { descriptor: ToolDescriptor } | { error: DispatcherResult } {
+  if (toolName === '')
+    return {
+      error: { ok: false, error_type: 'missing_tool_name', error_message: 'tool_name is required' },
+    };
+  if (DISPATCHER_NAMES.has(toolName)) {
+    return {
+      error: {
+        ok: false,
+        error_type: 'dispatcher_self_call',
+        error_message: 'tool_dispatcher cannot call itself',
+        tool_name: DISPATCHER_NAME,
+      },
+    };
+  }
+  let descriptor: ToolDescriptor | undefined;
+  try {
+    descriptor = scope.describe(toolName, profile).find((d) => d.name === toolName);
+  } catch {
+    descriptor = undefined;
+  }
+  if (descriptor) return { descriptor };
+  return {
+    error: {
+      ok: false,
+      error_type: 'unknown_tool',
+      error_message: `Unknown AgentEngine tool: ${toolName}`,
+      tool_name: toolName,
+    },
+  };
+}
+
+/** The runnable tool behind an enabled descriptor, or the error to answer. */
+function targetOf(
+  scope: CatalogScope,
+  descriptor: ToolDescriptor,
+  toolName: string,
+): { target: Tool } | { error: DispatcherResult } {
+  if (!descriptor.enabled) {
+    return {
+      error: {
+        ok: false,
+        error_type: 'tool_disabled',
+        error_message: `Tool is disabled: ${toolName}`,
+        tool_name: toolName,
+      },
+    };
+  }
+  const target = scope.findTool(toolName);
+  if (target) return { target };
+  return {
+    error: {
+      ok: false,
+      error_type: 'not_callable',
+      error_message: `${toolName} is run by the framework that registered it, not by the dispatcher`,
+      tool_name: toolName,
+    },
+  };
+}
+
+/** Compatibility: save_memory given {key, value} saves "key: value" (rewrites `args` in place). */
+function rewriteSaveMemoryArguments(toolName: string, args: Record<string, unknown>): void {
+  if (
+    toolName === 'save_memory' &&
+    args['content'] === undefined &&
+    'key' in args &&
+    'value' in args
+  ) {
+    const value = args['value'];
+    args['content'] =
+      `${String(args['key'])}: ${typeof value === 'string' ? value : JSON.stringify(value)}`;
+    delete args['key'];
+    delete args['value'];
+  }
+}
+
+/** Runs the target through the gateway and reports its result under the dispatched tool's name. */
+async function dispatch(
+  target: Tool,
+  toolName: string,
+  args: Record<string, unknown>,
+  context: ToolExecutionContext,
+): Promise<DispatcherResult> {
+  const result = await context.gateway.invoke(target, args, {
+    callId: `${context.callId}:${toolName}`,
+    signal: context.signal,
+    ...(context.approval !== undefined ? { approval: context.approval } : {}),
+  });
+  if (isApprovalRequired(result)) return { ...result, dispatched_tool_name: toolName };
+  if (result.ok === false) {
+    return {
+      ok: false,
+      error_type: typeof result['error_type'] === 'string' ? result['error_type'] : 'tool_error',
+      error_message:
+        typeof result['error_message'] === 'string'
+          ? result['error_message']
+          : `${toolName} failed`,
+      tool_name: toolName,
+      result,
+    };
+  }
+  return { ok: true, tool_name: toolName, result };
+}
+
 /** `tool_dispatcher` (or its alias): list, describe and call the tools in `scope`, every call through the gateway. */
 export function createToolDispatcher(scope: CatalogScope, name: string = DISPATCHER_NAME): Tool {
   return defineTool({
     name,
     description: `Discover and call the available built-in tools through one entry point. action "list" shows the tools (optionally only "include": comma-separated groups such as workspace, or tool names); "describe" shows one tool's arguments, risk and whether it needs approval; "call" runs tool_name with arguments (a JSON object). Calls go through the same approval checks as direct calls: a call that needs the user's approval comes back as approval_required — wait for the user, do not retry.${name === DISPATCHER_ALIAS ? ` Alias of ${DISPATCHER_NAME}.` : ''}`,
-    input: z.object({
-      action: z.string().describe('list, describe or call'),
-      tool_name: z.string().nullish(),
-      arguments: z
-        .union([z.record(z.string(), z.unknown()), z.string()])
-        .nullish()
-        .describe('Arguments for call: a JSON object (or its JSON text)'),
-      include: z
-        .string()
-        .nullish()
-        .describe('For list: comma-separated groups, profiles or tool names'),
-      profile: z.string().nullish(),
-    }),
+    input: DISPATCHER_INPUT,
     group: 'dispatcher',
     boundary: 'local_ksadk_builtin_tools',
     execute: async (input, context) => {
-      const requested = input.action.trim().toLowerCase();
-      let action = ACTIONS[requested];
-      let toolName = input.tool_name?.trim() ?? '';
-      if (!action && toolName === '' && scope.findTool(requested)) {
-        action = 'call';
-        toolName = requested;
-      }
-      if (!action) {
-        return {
-          ok: false,
-          error_type: 'unknown_action',
-          error_message: `Unknown action "${input.action}". Use list, describe or call.`,
-        };
-      }
-      if (action === 'list') {
-        try {
-          const tools = scope
-            .describe(input.include ?? undefined, input.profile ?? undefined)
-            .filter((d) => !DISPATCHER_NAMES.has(d.name));
-          return { ok: true, tools, tool_count: tools.length };
-        } catch {
-          // Named from this agent's scope only: the registry's message would list every tool,
-          // including the ones this agent may not see.
-          const raw = input.include ?? input.profile ?? '';
-          return {
-            ok: false,
-            error_type: 'unknown_tool',
-            error_message: `Unknown or unavailable toolset or tool: ${echoValue(raw)}. Available here: ${availableHere(scope)}.`,
-            tool_name: echoValue(raw),
-          };
-        }
-      }
-      if (toolName === '')
-        return {
-          ok: false,
-          error_type: 'missing_tool_name',
-          error_message: 'tool_name is required',
-        };
-      if (DISPATCHER_NAMES.has(toolName)) {
-        return {
-          ok: false,
-          error_type: 'dispatcher_self_call',
-          error_message: 'tool_dispatcher cannot call itself',
-          tool_name: DISPATCHER_NAME,
-        };
-      }
-      let descriptor: ToolDescriptor | undefined;
-      try {
-        descriptor = scope
-          .describe(toolName, input.profile ?? undefined)
-          .find((d) => d.name === toolName);
-      } catch {
-        descriptor = undefined;
-      }
-      if (!descriptor) {
-        return {
-          ok: false,
-          error_type: 'unknown_tool',
-          error_message: `Unknown AgentEngine tool: ${toolName}`,
-          tool_name: toolName,
-        };
-      }
-      if (action === 'describe') return { ok: true, tool: descriptor };
-      if (!descriptor.enabled) {
-        return {
-          ok: false,
-          error_type: 'tool_disabled',
-          error_message: `Tool is disabled: ${toolName}`,
-          tool_name: toolName,
-        };
-      }
-      const target = scope.findTool(toolName);
-      if (!target) {
-        return {
-          ok: false,
-          error_type: 'not_callable',
-          error_message: `${toolName} is run by the framework that registered it, not by the dispatcher`,
-          tool_name: toolName,
-        };
-      }
+      const asked = actionOf(scope, input);
+      if ('error' in asked) return asked.error;
+      const { action, toolName } = asked;
+      if (action === 'list') return listTools(scope, input);
+      const described = descriptorOf(scope, toolName, input.profile ?? undefined);
+      if ('error' in described) return described.error;
+      if (action === 'describe') return { ok: true, tool: described.descriptor };
+      const found = targetOf(scope, described.descriptor, toolName);
+      if ('error' in found) return found.error;
       const args = parseArguments(input.arguments);
       if (args['ok'] === false) return { ...args, tool_name: toolName };
-      // Compatibility: save_memory given {key, value} saves "key: value".
-      if (
-        toolName === 'save_memory' &&
-        args['content'] === undefined &&
-        'key' in args &&
-        'value' in args
-      ) {
-        const value = args['value'];
-        args['content'] =
-          `${String(args['key'])}: ${typeof value === 'string' ? value : JSON.stringify(value)}`;
-        delete args['key'];
-        delete args['value'];
-      }
-      const result = await context.gateway.invoke(target, args, {
-        callId: `${context.callId}:${toolName}`,
-        signal: context.signal,
-        ...(context.approval !== undefined ? { approval: context.approval } : {}),
-      });
-      if (isApprovalRequired(result)) return { ...result, dispatched_tool_name: toolName };
-      if (result.ok === false) {
-        return {
-          ok: false,
-          error_type:
-            typeof result['error_type'] === 'string' ? result['error_type'] : 'tool_error',
-          error_message:
-            typeof result['error_message'] === 'string'
-              ? result['error_message']
-              : `${toolName} failed`,
-          tool_name: toolName,
-          result,
-        };
-      }
-      return { ok: true, tool_name: toolName, result };
+      rewriteSaveMemoryArguments(toolName, args);
+      return dispatch(found.target, toolName, args, context);
     },
   });
 }

@@ -1,12 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { budgetToolOutput, type ResultBudget } from '../../budget/result-budget.js';
-import {
-  getInvocationContextOrEmpty,
-  type InvocationContext,
-} from '../../context/invocation-context.js';
+import type { ResultBudget } from '../../budget/result-budget.js';
+import type { InvocationContext } from '../../context/invocation-context.js';
 import { KsadkError } from '../../errors/ksadk-error.js';
 import type { Tool } from '../../tool/tool.js';
-import { canonicalJson } from '../../util/canonical-json.js';
 import { echoValue } from '../../util/sanitize-message.js';
 import type { ApprovalDecisionOptions, ApprovalPrincipal } from '../gateway-types.js';
 import type {
@@ -14,8 +9,10 @@ import type {
   ApprovalRequest,
   ApprovalRequiredResult,
   ApprovalUsedResult,
-  ModelApprovalRequest,
 } from '../results.js';
+import { APPROVAL_ID, idForMessage, owns, principalOf } from './approval-owner.js';
+import { bindingKeyOf, bindingOf, type CallBinding, newApprovalRecord } from './approval-record.js';
+import { requestForModel, requestOf } from './approval-request.js';
 import { type ApprovalGrant, type ApprovalKeys, signGrant, verifyGrant } from './grant.js';
 import type { ApprovalRecord, ApprovalStore } from './store.js';
 
@@ -77,44 +74,6 @@ export interface ApprovalGate {
     principal?: ApprovalPrincipal,
   ): Promise<ApprovalRequest | undefined>;
 }
-
-const APPROVAL_ID = /^appr_[0-9a-f]{32}$/;
-
-/** An approval id as it may appear in an error: real ids whole, anything else a short clean prefix. */
-function idForMessage(id: unknown): string {
-  if (typeof id !== 'string') return '(not a string)';
-  return APPROVAL_ID.test(id) ? id : JSON.stringify(echoValue(id, 40));
-}
-
-function principalOf(given: ApprovalPrincipal | undefined): ApprovalPrincipal {
-  if (given) return given;
-  const context = getInvocationContextOrEmpty();
-  return {
-    accountId: context.accountId ?? '',
-    ...(context.userId ? { userId: context.userId } : {}),
-  };
-}
-
-/** Whether `principal` may see and decide `record`. */
-function owns(principal: ApprovalPrincipal, record: ApprovalRecord): boolean {
-  if ('admin' in principal) return principal.admin === true;
-  if (record.accountId !== principal.accountId) return false;
-  return (
-    principal.userId === undefined || record.userId === '' || record.userId === principal.userId
-  );
-}
-
-const bindingKeyOf = (
-  tool: string,
-  digest: string,
-  account: string,
-  session: string,
-  callId: string | undefined,
-): string =>
-  createHash('sha256')
-    .update(JSON.stringify([tool, digest, account, session, ...(callId ? [callId] : [])]))
-    .digest('hex');
-
 /** The answer to a replayed call whose approval was already decided and handled. */
 function alreadyHandled(tool: Tool, callId: string): ApprovalUsedResult {
   return {
@@ -126,27 +85,8 @@ function alreadyHandled(tool: Tool, callId: string): ApprovalUsedResult {
   };
 }
 
-function requestOf(record: ApprovalRecord): ApprovalRequest {
+function grantOf(record: ApprovalRecord, keys: ApprovalKeys): ApprovalGrant {
   return {
-    id: record.id,
-    tool_name: record.toolName,
-    risk_level: record.riskLevel,
-    side_effects: [...record.sideEffects],
-    arguments: structuredClone(record.arguments) as Record<string, unknown>,
-    args_digest: record.argsDigest,
-    expires_at: new Date(record.expiresAt).toISOString(),
-  };
-}
-
-/**
- * Creates the approval gate. A request is bound to the tool, the SHA-256 of the canonical JSON of
- * the exact arguments the tool will receive, the account and the session; grants are
- * HMAC-signed over the same, expire, and are consumed by an atomic store transition.
- */
-export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
-  const { store, keys, ttlMs, budget } = options;
-
-  const grantOf = (record: ApprovalRecord): ApprovalGrant => ({
     approvalId: record.id,
     toolName: record.toolName,
     expiresAt: new Date(record.expiresAt).toISOString(),
@@ -161,30 +101,90 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
       },
       keys.sign,
     ),
-  });
-
-  /** The request as the model sees it: large arguments become a preview and a persisted copy. */
-  const forModel = async (
-    record: ApprovalRecord,
-    json: string,
-    call: GatedCall,
-  ): Promise<ModelApprovalRequest> => {
-    const { arguments: args, ...rest } = requestOf(record);
-    const limit = Math.min(budget.maxChars, budget.persistThresholdChars);
-    if (json.length <= limit) return { ...rest, arguments: args };
-    const budgeted = await budgetToolOutput(call.tool.name, 'arguments', json, {
-      budget,
-      metadata: { toolCallId: call.callId },
-      context: call.context,
-    });
-    return {
-      ...rest,
-      arguments_preview: budgeted.value,
-      arguments_truncated: true,
-      arguments_original_chars: json.length,
-      ...(budgeted.persisted ? { persisted_outputs: { arguments: budgeted.persisted } } : {}),
-    };
   };
+}
+
+/** The presented grant, consumed, when it is valid for exactly this call and unexpired. */
+async function presentedGrant(
+  approval: ApprovalGrant | string,
+  binding: CallBinding,
+  options: ApprovalGateOptions,
+  now: number,
+): Promise<GrantedCall | undefined> {
+  const token = typeof approval === 'string' ? approval : approval?.token;
+  const payload = verifyGrant(token, options.keys.verify);
+  if (
+    payload &&
+    payload.tool === binding.tool.name &&
+    payload.digest === binding.digest &&
+    payload.account === binding.account &&
+    payload.session === binding.session &&
+    payload.exp > now &&
+    (await options.store.transition(payload.id, 'approved', 'consumed'))
+  ) {
+    return { granted: true, approvalId: payload.id, expiresAt: payload.exp };
+  }
+  return undefined;
+}
+
+function rejectedResult(tool: Tool, reason: string): ApprovalRejectedResult {
+  return {
+    ok: false,
+    type: 'approval_rejected',
+    approval_required: false,
+    error_type: 'approval_rejected',
+    error_message: `The user rejected this call to ${tool.name}${reason ? `: ${reason}` : '.'} Do not retry it unchanged.`,
+    tool_name: tool.name,
+    risk_level: tool.policy.riskLevel,
+    reason,
+  };
+}
+
+/**
+ * The open record of the call's binding, once the ones that answer the call by themselves are
+ * handled: a continued grant is consumed, a tombstone answers a replay, a rejection is reported once.
+ */
+async function openRecord(
+  call: GatedCall,
+  bindingKey: string,
+  store: ApprovalStore,
+  now: number,
+): Promise<
+  | { answer: GrantedCall | ApprovalRejectedResult | ApprovalUsedResult }
+  | { record: ApprovalRecord | undefined }
+> {
+  let record = await store.findOpen(bindingKey, now);
+  if (
+    record?.status === 'approved' &&
+    record.continues !== undefined &&
+    call.callIdGiven &&
+    call.continuation === 'run'
+  ) {
+    // The same call, resumed after it asked the human: its approval carries over, once.
+    if (await store.transition(record.id, 'approved', 'consumed'))
+      return { answer: { granted: true, approvalId: record.id, expiresAt: record.expiresAt } };
+    record = await store.findOpen(bindingKey, now);
+  }
+  if (record?.status === 'consumed') {
+    // The tombstone of this very tool call: it already ran (or its rejection was reported).
+    if (call.callIdGiven) return { answer: alreadyHandled(call.tool, call.callId) };
+    record = undefined;
+  }
+  if (record?.status === 'rejected') {
+    const consumed = await store.transition(record.id, 'rejected', 'consumed');
+    if (consumed) return { answer: rejectedResult(call.tool, consumed.reason ?? '') };
+    record = undefined;
+  }
+  return { record };
+}
+
+/**
+ * Creates the approval gate. A request is bound to the tool, the SHA-256 of the canonical JSON of
+ * the exact arguments the tool will receive, the account and the session; grants are
+ * HMAC-signed over the same, expire, and are consumed by an atomic store transition.
+ */
+export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
+  const { store, keys, ttlMs, budget } = options;
 
   const notFound = (approvalId: unknown, what: string): KsadkError =>
     new KsadkError(
@@ -205,137 +205,60 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
 
   return {
     async check(call) {
-      const { tool, args, context, approval } = call;
       const now = Date.now();
-      const json = canonicalJson(args);
-      const digest = createHash('sha256').update(json).digest('hex');
-      const account = context.accountId ?? '';
-      const session = context.sessionId ?? '';
-      if (approval !== undefined) {
-        const token = typeof approval === 'string' ? approval : approval?.token;
-        const payload = verifyGrant(token, keys.verify);
-        if (
-          payload &&
-          payload.tool === tool.name &&
-          payload.digest === digest &&
-          payload.account === account &&
-          payload.session === session &&
-          payload.exp > now &&
-          (await store.transition(payload.id, 'approved', 'consumed'))
-        ) {
-          return { granted: true, approvalId: payload.id, expiresAt: payload.exp };
-        }
+      const binding = bindingOf(call.tool, call.args, call.context);
+      if (call.approval !== undefined) {
+        const granted = await presentedGrant(call.approval, binding, options, now);
+        if (granted) return granted;
       }
-      const bindingKey = bindingKeyOf(
-        tool.name,
-        digest,
-        account,
-        session,
-        call.callIdGiven ? call.callId : undefined,
-      );
-      let record = await store.findOpen(bindingKey, now);
-      if (
-        record?.status === 'approved' &&
-        record.continues !== undefined &&
-        call.callIdGiven &&
-        call.continuation === 'run'
-      ) {
-        // The same call, resumed after it asked the human: its approval carries over, once.
-        if (await store.transition(record.id, 'approved', 'consumed'))
-          return { granted: true, approvalId: record.id, expiresAt: record.expiresAt };
-        record = await store.findOpen(bindingKey, now);
-      }
-      if (record?.status === 'consumed') {
-        // The tombstone of this very tool call: it already ran (or its rejection was reported).
-        if (call.callIdGiven) return alreadyHandled(tool, call.callId);
-        record = undefined;
-      }
-      if (record?.status === 'rejected') {
-        const consumed = await store.transition(record.id, 'rejected', 'consumed');
-        if (consumed) {
-          const reason = consumed.reason ?? '';
-          return {
-            ok: false,
-            type: 'approval_rejected',
-            approval_required: false,
-            error_type: 'approval_rejected',
-            error_message: `The user rejected this call to ${tool.name}${reason ? `: ${reason}` : '.'} Do not retry it unchanged.`,
-            tool_name: tool.name,
-            risk_level: tool.policy.riskLevel,
-            reason,
-          };
-        }
-        record = undefined;
-      }
+      const bindingKey = bindingKeyOf(binding, call.callIdGiven ? call.callId : undefined);
+      const open = await openRecord(call, bindingKey, store, now);
+      if ('answer' in open) return open.answer;
+      let { record } = open;
       if (!record) {
-        record = Object.freeze({
-          id: `appr_${randomBytes(16).toString('hex')}`,
-          bindingKey,
-          toolName: tool.name,
-          argsDigest: digest,
-          arguments: structuredClone(args),
-          argumentsChars: json.length,
-          accountId: account,
-          userId: context.userId ?? '',
-          sessionId: session,
-          riskLevel: tool.policy.riskLevel,
-          sideEffects: tool.policy.sideEffects,
+        record = newApprovalRecord(binding, bindingKey, {
           status: 'pending',
           createdAt: now,
           expiresAt: now + ttlMs,
-        } satisfies ApprovalRecord);
+        });
         await store.create(record);
-        options.onRequested?.(requestOf(record), context);
+        options.onRequested?.(requestOf(record), call.context);
       }
       return {
         ok: false,
         type: 'approval_required',
         approval_required: true,
         error_type: 'approval_required',
-        error_message: `Calling ${tool.name} needs the user's approval. The request was sent to the user; do not retry or work around it, wait for their decision.`,
-        approval_request: await forModel(record, json, call),
+        error_message: `Calling ${call.tool.name} needs the user's approval. The request was sent to the user; do not retry or work around it, wait for their decision.`,
+        approval_request: await requestForModel(record, binding, call.callId, budget),
       };
     },
 
     async continueAfterInput(call, granted) {
       if (!call.callIdGiven) return;
-      const json = canonicalJson(call.args);
-      const digest = createHash('sha256').update(json).digest('hex');
-      const account = call.context.accountId ?? '';
-      const session = call.context.sessionId ?? '';
+      const binding = bindingOf(call.tool, call.args, call.context);
       const now = Date.now();
       await store.create(
-        Object.freeze({
-          id: `appr_${randomBytes(16).toString('hex')}`,
-          bindingKey: bindingKeyOf(call.tool.name, digest, account, session, call.callId),
-          toolName: call.tool.name,
-          argsDigest: digest,
-          arguments: structuredClone(call.args),
-          argumentsChars: json.length,
-          accountId: account,
-          userId: call.context.userId ?? '',
-          sessionId: session,
-          riskLevel: call.tool.policy.riskLevel,
-          sideEffects: call.tool.policy.sideEffects,
+        newApprovalRecord(binding, bindingKeyOf(binding, call.callId), {
           status: 'approved',
           createdAt: now,
           decidedAt: now,
           // The answer may take the human as long as the approval did.
           expiresAt: Math.max(granted.expiresAt, now + ttlMs),
           continues: granted.approvalId,
-        } satisfies ApprovalRecord),
+        }),
       );
     },
 
     async approve(approvalId, decision = {}) {
       const record = await owned(approvalId, decision.principal);
       if (record) {
-        if (record.status === 'approved') return grantOf(record);
+        if (record.status === 'approved') return grantOf(record, keys);
         const approved = await store.transition(approvalId, 'pending', 'approved', {
           decidedAt: Date.now(),
           ...(decision.reason !== undefined ? { reason: decision.reason } : {}),
         });
-        if (approved) return grantOf(approved);
+        if (approved) return grantOf(approved, keys);
       }
       throw notFound(approvalId, 'already rejected or already used');
     },

@@ -1,0 +1,174 @@
+import type { ResultBudget } from '../budget/result-budget.js';
+import { MAX_MEDIA_PARTS } from '../budget/result-media.js';
+import { exceedsChars, shapeResult, toToolResult } from '../budget/shape-result.js';
+import {
+  getInvocationContextOrEmpty,
+  type InvocationContext,
+} from '../context/invocation-context.js';
+import { isInputRequired } from '../tool/human-input.js';
+import type { Tool } from '../tool/tool.js';
+import { redactDeep } from '../util/redact.js';
+import type { ApprovalGate, GatedCall, GrantedCall } from './approval/gate.js';
+import type { ApprovalMode } from './approval/mode.js';
+import { policyRequiresApproval } from './approval/policy.js';
+import type { ToolCallOptions, ToolGateway } from './gateway-types.js';
+import { type ArgumentLimits, parseModelArguments } from './model-arguments.js';
+import {
+  MAX_MEDIA_CHARS,
+  MAX_RESULT_CHARS,
+  splitResultMedia,
+  toPlainJson,
+} from './plain-result.js';
+import type { ToolResult } from './results.js';
+import { failedResult, runWithTimeout } from './run-with-timeout.js';
+import type { ToolCallTrace } from './tool-tracing.js';
+import { validateToolInput } from './validate-input.js';
+
+/** What one gated call needs from its gateway. */
+export interface GatedCallContext {
+  readonly gateway: ToolGateway;
+  readonly approvals: ApprovalGate;
+  readonly limits: ArgumentLimits;
+  readonly budget: ResultBudget;
+  readonly defaultTimeoutMs: number;
+  modeFor(context: InvocationContext): ApprovalMode;
+}
+
+/** One call of a gated run. */
+interface CallOf {
+  readonly tool: Tool;
+  readonly options: ToolCallOptions;
+  readonly callId: string;
+  readonly trace: ToolCallTrace | undefined;
+  readonly context: InvocationContext;
+}
+
+/** The model's arguments parsed, bounded and validated against the tool's schema; or why not. */
+async function checkedArguments(
+  tool: Tool,
+  rawArgs: unknown,
+  limits: ArgumentLimits,
+): Promise<{ args: Record<string, unknown> } | { refused: ToolResult }> {
+  const parsed = parseModelArguments(rawArgs, limits);
+  if (!parsed.ok) {
+    return {
+      refused: {
+        ok: false,
+        error_type: 'invalid_arguments',
+        error_message: `Invalid arguments for ${tool.name}: ${parsed.message}`,
+        issues: parsed.issues,
+      },
+    };
+  }
+  const validation = await validateToolInput(tool, parsed.args);
+  if (validation.ok) return { args: validation.value };
+  const first = validation.issues[0];
+  return {
+    refused: {
+      ok: false,
+      error_type: 'invalid_arguments',
+      error_message: `Invalid arguments for ${tool.name}${first ? `: ${first.path ? `${first.path}: ` : ''}${first.message}` : '.'}`,
+      issues: validation.issues,
+    },
+  };
+}
+
+/**
+ * The approval step: nothing to do when the tool's policy needs no approval in this mode, the
+ * consumed grant when one was presented, or the envelope to answer instead of running.
+ */
+async function approvalOf(
+  call: CallOf,
+  args: Record<string, unknown>,
+  at: GatedCallContext,
+): Promise<{ granted?: { call: GatedCall; grant: GrantedCall } } | { answer: ToolResult }> {
+  const { tool, options, trace, context } = call;
+  if (!policyRequiresApproval(tool.policy, at.modeFor(context))) return {};
+  const gated: GatedCall = {
+    tool,
+    args,
+    context,
+    callId: call.callId,
+    callIdGiven: options.callId !== undefined,
+    continuation: options.continuation ?? 'run',
+    approval: options.approval,
+  };
+  const decision = await at.approvals.check(gated);
+  if (!('granted' in decision)) {
+    trace?.approval(
+      decision.error_type === 'approval_required'
+        ? 'required'
+        : decision.error_type === 'approval_rejected'
+          ? 'rejected'
+          : 'replayed',
+    );
+    return { answer: decision as unknown as ToolResult };
+  }
+  trace?.approval('approved');
+  return { granted: { call: gated, grant: decision } };
+}
+
+/**
+ * What a tool returned, as the model gets it: refused when too large, then plain data, then
+ * redaction, then budgeting — previews and saved files never hold a credential, and a cut can
+ * never split one. Media is checked part by part when it is saved.
+ */
+function resultOf(
+  value: unknown,
+  call: CallOf,
+  budget: ResultBudget,
+): Promise<ToolResult> | ToolResult {
+  const { tool, callId, context } = call;
+  if (value instanceof Error) return failedResult(value);
+  const { text, media } = splitResultMedia(value);
+  if (
+    exceedsChars(text, MAX_RESULT_CHARS) ||
+    (media !== undefined && exceedsChars(media.slice(0, MAX_MEDIA_PARTS), MAX_MEDIA_CHARS))
+  ) {
+    return {
+      ok: false,
+      error_type: 'result_too_large',
+      error_message: `${tool.name} returned more than ${MAX_RESULT_CHARS} characters of data (or ${MAX_MEDIA_CHARS} of media); nothing of it was kept.`,
+    };
+  }
+  const plain = redactDeep(toToolResult(toPlainJson(text)));
+  return shapeResult(plain, { tool, callId, context }, budget, media);
+}
+
+/** One call through the gateway: arguments checked, approval gated, the tool run, its result shaped. */
+export async function runGatedCall(
+  tool: Tool,
+  rawArgs: unknown,
+  options: ToolCallOptions,
+  callId: string,
+  trace: ToolCallTrace | undefined,
+  at: GatedCallContext,
+): Promise<ToolResult> {
+  const call: CallOf = { tool, options, callId, trace, context: getInvocationContextOrEmpty() };
+  const checked = await checkedArguments(tool, rawArgs, at.limits);
+  if ('refused' in checked) return checked.refused;
+  trace?.arguments(checked.args);
+  const approval = await approvalOf(call, checked.args, at);
+  if ('answer' in approval) return approval.answer;
+  const outcome = await runWithTimeout(
+    tool,
+    checked.args,
+    {
+      toolName: tool.name,
+      callId,
+      invocation: call.context,
+      gateway: at.gateway,
+      approval: options.approval,
+      onProgress: options.onProgress,
+      askHuman: options.askHuman,
+    },
+    options.signal,
+    options.timeoutMs ?? tool.timeoutMs ?? at.defaultTimeoutMs,
+  );
+  if ('failure' in outcome) return outcome.failure;
+  // A granted call that stopped to ask the human keeps its approval for the resumed run.
+  const { granted } = approval;
+  if (granted && isInputRequired(outcome.value))
+    await at.approvals.continueAfterInput(granted.call, granted.grant);
+  return resultOf(outcome.value, call, at.budget);
+}

@@ -1,0 +1,143 @@
+import type { ToolResult } from '../gateway/results.js';
+import { inputRequiredResult } from '../tool/human-input.js';
+import { PAUSED } from '../tool/paused.js';
+import type { ToolExecutionContext } from '../tool/tool.js';
+import { modelSafeErrorDetail, modelSafeErrorMessage } from '../util/sanitize-message.js';
+import type { McpServerConfig } from './mcp-config.js';
+import type { McpSession } from './mcp-connection.js';
+import { mapMcpCallResult } from './mcp-content.js';
+import { mcpFailureOf } from './mcp-failure.js';
+import type { createServerRequests, InflightCall } from './mcp-server-requests.js';
+import type { McpSessionPool } from './mcp-session-pool.js';
+
+/** What running a `tools/call` needs from its toolset. */
+export interface McpCallContext {
+  readonly config: McpServerConfig;
+  readonly pool: McpSessionPool;
+  readonly requests: ReturnType<typeof createServerRequests>;
+  /** Whether a progress notification resets the call's timeout. */
+  readonly resetTimeoutOnProgress: boolean;
+}
+
+const unavailable = (server: string, why: string): ToolResult => ({
+  ok: false,
+  error_type: 'mcp_unavailable',
+  error_message: `MCP server ${server} is unavailable: ${why}`,
+  retryable: true,
+});
+
+/** Sends the call and answers the server's questions to the human until its result comes. */
+async function resultOf(
+  live: McpSession,
+  inflight: InflightCall,
+  request: { name: string; arguments: Record<string, unknown> },
+  context: ToolExecutionContext,
+  at: McpCallContext,
+): Promise<ToolResult> {
+  const running = live.client.callTool(request, undefined, {
+    timeout: at.config.timeoutMs,
+    // Aborted with the call: its timeout, the caller's signal, or a pause for the human
+    // (the gateway stops a call that returned input_required), which cancels the request.
+    signal: context.signal,
+    onprogress: (progress) =>
+      context.reportProgress({
+        progress: progress.progress,
+        ...(progress.total !== undefined ? { total: progress.total } : {}),
+        ...(typeof progress.message === 'string' ? { message: progress.message } : {}),
+        resetTimeout: at.resetTimeoutOnProgress,
+      }),
+    ...(at.resetTimeoutOnProgress ? { resetTimeoutOnProgress: true } : {}),
+  });
+  running.catch(() => undefined);
+  for (;;) {
+    const next = await Promise.race([
+      running.then((result) => ({ result })),
+      inflight.nextQuestion().then((question) => ({ question })),
+    ]);
+    if ('result' in next) return mapMcpCallResult(next.result);
+    // The server asks the human mid-call: through the adapter's pause.
+    const answer = await context.askHuman(next.question.request);
+    if (answer === PAUSED) {
+      next.question.respond({ action: 'cancel' });
+      return inputRequiredResult(next.question.request);
+    }
+    next.question.respond(answer);
+  }
+}
+
+/** The answer to a call that failed; a lost session is dropped so the next call reconnects. */
+async function failedCall(
+  error: unknown,
+  live: McpSession,
+  active: Promise<McpSession>,
+  at: McpCallContext,
+): Promise<ToolResult> {
+  const { config } = at;
+  const failure = await mcpFailureOf(error);
+  if (failure === 'session_expired') {
+    await at.pool.drop(active);
+    return {
+      ok: false,
+      error_type: 'mcp_session_expired',
+      error_message: `The session with MCP server ${config.name} expired; the call was not run. It is safe to try again.`,
+      retryable: true,
+    };
+  }
+  if (failure === 'timed_out') {
+    return {
+      ok: false,
+      error_type: 'tool_timeout',
+      error_message: `MCP server ${config.name} did not answer within ${config.timeoutMs} ms.`,
+      retryable: true,
+    };
+  }
+  const ended = live.endedBecause();
+  if (failure === 'connection_closed' && ended) {
+    // The server process stopped with the call in flight: never replayed.
+    await at.pool.drop(active);
+    return unavailable(
+      config.name,
+      `it stopped while the call was running (${modelSafeErrorMessage(ended)}). The call was not retried and may or may not have taken effect; the server is started again on the next call.`,
+    );
+  }
+  if (
+    failure === 'connection_closed' ||
+    (error as { code?: unknown }).code === undefined ||
+    error instanceof TypeError
+  ) {
+    await at.pool.drop(active);
+    return unavailable(config.name, modelSafeErrorDetail(error));
+  }
+  // The server's whole message and its cause (bounded, redacted): its second line is often
+  // the reason (a connection refused upstream).
+  return { ok: false, error_type: 'mcp_error', error_message: modelSafeErrorDetail(error) };
+}
+
+/**
+ * One `tools/call` over the pooled session, never replayed: an expired HTTP session answers
+ * `mcp_session_expired`, an unreachable or stopped server `mcp_unavailable` (both `retryable`),
+ * and the next call uses a fresh session.
+ */
+export async function callMcpTool(
+  originalName: string,
+  args: Record<string, unknown>,
+  context: ToolExecutionContext,
+  at: McpCallContext,
+): Promise<ToolResult> {
+  const active = at.pool.current();
+  let live: McpSession;
+  try {
+    live = await active;
+  } catch (error) {
+    return unavailable(at.config.name, modelSafeErrorMessage(error));
+  }
+  const inflight = at.requests.begin(context);
+  try {
+    return await resultOf(live, inflight, { name: originalName, arguments: args }, context, at);
+  } catch (error) {
+    if (context.signal.aborted) throw error;
+    return await failedCall(error, live, active, at);
+  } finally {
+    inflight.end();
+  }
+}
