@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isApprovalRequired } from '../gateway/results.js';
+import { normalizeSaveMemoryArguments } from '../memory/tools/save-memory-arguments.js';
 import { defineTool } from '../tool/define-tool.js';
 import type { Tool, ToolExecutionContext } from '../tool/tool.js';
 import { echoValue } from '../util/sanitize-message.js';
@@ -140,7 +141,7 @@ function descriptorOf(
     error: {
       ok: false,
       error_type: 'unknown_tool',
-      error_message: `Unknown AgentEngine tool: ${toolName}`,
+      error_message: `Unknown tool: ${toolName}`,
       tool_name: toolName,
     },
   };
@@ -172,22 +173,6 @@ function targetOf(
       tool_name: toolName,
     },
   };
-}
-
-/** Compatibility: save_memory given {key, value} saves "key: value" (rewrites `args` in place). */
-function rewriteSaveMemoryArguments(toolName: string, args: Record<string, unknown>): void {
-  if (
-    toolName === 'save_memory' &&
-    args['content'] === undefined &&
-    'key' in args &&
-    'value' in args
-  ) {
-    const value = args['value'];
-    args['content'] =
-      `${String(args['key'])}: ${typeof value === 'string' ? value : JSON.stringify(value)}`;
-    delete args['key'];
-    delete args['value'];
-  }
 }
 
 /** Runs the target through the gateway and reports its result under the dispatched tool's name. */
@@ -238,8 +223,8 @@ export function createToolDispatcher(scope: CatalogScope, name: string = DISPATC
       if ('error' in found) return found.error;
       const args = parseArguments(input.arguments);
       if (args['ok'] === false) return { ...args, tool_name: toolName };
-      rewriteSaveMemoryArguments(toolName, args);
-      return dispatch(found.target, toolName, args, context);
+      const routed = toolName === 'save_memory' ? normalizeSaveMemoryArguments(args) : args;
+      return dispatch(found.target, toolName, routed, context);
     },
   });
 }
