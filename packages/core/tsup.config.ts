@@ -12,6 +12,7 @@ export default defineConfig({
     a2a: 'src/a2a/index.ts',
     memory: 'src/memory/index.ts',
     schema: 'src/schema/index.ts',
+    adapter: 'src/adapter/index.ts',
     skills: 'src/skills/index.ts',
     sandbox: 'src/sandbox/index.ts',
     web: 'src/web/index.ts',

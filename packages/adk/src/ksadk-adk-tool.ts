@@ -5,20 +5,22 @@ import {
   type RunAsyncToolRequest,
 } from '@google/adk';
 import type { FunctionDeclaration } from '@google/genai';
+import type {
+  HumanInputRequest,
+  Tool,
+  ToolGateway,
+  ToolProgressEvent,
+  ToolResult,
+} from '@ksadk/core';
 import {
   type ApprovalPause,
   describeMediaInResult,
   failedResult,
-  type HumanInputRequest,
   invokeWithApproval,
   PAUSED,
   parseHumanInputAnswer,
   runWithInvocationDefaults,
-  type Tool,
-  type ToolGateway,
-  type ToolProgressEvent,
-  type ToolResult,
-} from '@ksadk/core';
+} from '@ksadk/core/adapter';
 import { geminiToolSchema } from '@ksadk/core/schema';
 
 /** The payload of the ADK confirmation a gated KsADK call asks for (core's one pause type). */

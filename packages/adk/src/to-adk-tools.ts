@@ -1,4 +1,5 @@
-import { checkOptions, type Tool, type ToolGateway, type ToolProgressEvent } from '@ksadk/core';
+import type { Tool, ToolGateway, ToolProgressEvent } from '@ksadk/core';
+import { checkOptions } from '@ksadk/core/adapter';
 import { KsadkAdkTool } from './ksadk-adk-tool.js';
 
 /** Options for {@link toAdkTools}. */

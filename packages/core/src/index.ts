@@ -1,6 +1,7 @@
 // @ksadk/core — tools, the gateway, approvals, results, errors, invocation context, budgets and
 // redaction. The rest lives on subpaths that load only what they need: /workspace, /catalog,
-// /mcp, /a2a, /memory, /schema (for adapter authors) and /testing.
+// /mcp, /a2a, /memory, /skills, /sandbox, /web, /schema and /adapter (for adapter and store
+// authors) and /testing.
 export {
   type BudgetCallOptions,
   type BudgetedOutput,
@@ -21,16 +22,8 @@ export {
   type InvocationContext,
   type InvocationContextInput,
   runWithInvocationContext,
-  runWithInvocationDefaults,
 } from './context/invocation-context.js';
-export { checkOptions } from './errors/check-options.js';
 export { KsadkError, type KsadkErrorCode, type KsadkErrorOptions } from './errors/ksadk-error.js';
-export {
-  type RunStoreOperationOptions,
-  runStoreOperation,
-  type StoreOperation,
-  toStoreUnavailableError,
-} from './errors/store-unavailable.js';
 export {
   type ApprovalDecision,
   decideApproval,
@@ -38,22 +31,7 @@ export {
 } from './gateway/approval/decision.js';
 export type { ApprovalGrant } from './gateway/approval/grant.js';
 export type { ApprovalMode } from './gateway/approval/mode.js';
-export { type ApprovalPause, approvalPauseFor } from './gateway/approval/pause.js';
 export { policyRequiresApproval } from './gateway/approval/policy.js';
-export {
-  type ApprovalQuota,
-  type ApprovalQuotaOptions,
-  type ApprovalQuotas,
-  approvalQuotaExceeded,
-  DEFAULT_APPROVAL_QUOTAS,
-  resolveApprovalQuotas,
-} from './gateway/approval/quotas.js';
-export {
-  type ApprovalRoundTripOptions,
-  type ApprovalRoundTripOutcome,
-  invokeWithApproval,
-  PAUSED,
-} from './gateway/approval/round-trip.js';
 export {
   type ApprovalRecord,
   type ApprovalStatus,
@@ -61,12 +39,7 @@ export {
   createInMemoryApprovalStore,
   type InMemoryApprovalStoreOptions,
 } from './gateway/approval/store.js';
-export {
-  APPROVAL_STORE_ENV,
-  type ApprovalStoreChoice,
-  approvalStoreChoice,
-  approvalStoreFromEnv,
-} from './gateway/approval/store-from-env.js';
+export { approvalStoreFromEnv } from './gateway/approval/store-from-env.js';
 export {
   type ApprovalDecisionOptions,
   type ApprovalPrincipal,
@@ -80,11 +53,6 @@ export {
   type ToolStartEvent,
 } from './gateway/create-tool-gateway.js';
 export {
-  type ArgumentLimits,
-  type ModelArgumentsOutcome,
-  parseModelArguments,
-} from './gateway/model-arguments.js';
-export {
   type ApprovalRejectedResult,
   type ApprovalRequest,
   type ApprovalRequiredResult,
@@ -97,7 +65,7 @@ export {
   type ToolResult,
   toolError,
 } from './gateway/results.js';
-export { failedResult, type ToolProgressEvent } from './gateway/run-with-timeout.js';
+export type { ToolProgressEvent } from './gateway/run-with-timeout.js';
 export { TOOL_ERROR_TYPES, type ToolErrorType } from './gateway/tool-error-types.js';
 export type { ToolTracingOptions, TracedApproval } from './gateway/tool-tracing.js';
 export {
@@ -108,12 +76,9 @@ export {
 } from './tool/define-tool.js';
 export {
   type AskHuman,
-  type HumanInputAnswer,
   type HumanInputRequest,
   type InputRequiredResult,
-  inputRequiredResult,
   isInputRequired,
-  parseHumanInputAnswer,
 } from './tool/human-input.js';
 export type {
   RiskLevel,
@@ -130,15 +95,7 @@ export type {
   ToolRunner,
   ZodTool,
 } from './tool/tool.js';
-export {
-  describeMediaInResult,
-  describeToolMedia,
-  MAX_INLINE_MEDIA_CHARS,
-  TOOL_MEDIA_FIELD,
-  type ToolMedia,
-  type ToolMediaReference,
-  takeToolMedia,
-} from './tool/tool-media.js';
+export type { ToolMedia } from './tool/tool-media.js';
 export { canonicalDigest } from './util/canonical-json.js';
 export { redactSecrets, registerSecret } from './util/redact.js';
 export { reserveDirectory } from './util/reserved-dirs.js';

@@ -1,20 +1,22 @@
 import {
-  type ApprovalPause,
   type AskHuman,
-  checkOptions,
-  failedResult,
-  invokeWithApproval,
   isInputRequired,
   KsadkError,
-  PAUSED,
-  parseHumanInputAnswer,
-  runWithInvocationDefaults,
   type Tool,
   type ToolGateway,
   type ToolProgressEvent,
   type ToolResult,
-  takeToolMedia,
 } from '@ksadk/core';
+import {
+  type ApprovalPause,
+  checkOptions,
+  failedResult,
+  invokeWithApproval,
+  PAUSED,
+  parseHumanInputAnswer,
+  runWithInvocationDefaults,
+  takeToolMedia,
+} from '@ksadk/core/adapter';
 import { langChainToolSchema } from '@ksadk/core/schema';
 import {
   type DynamicStructuredTool,

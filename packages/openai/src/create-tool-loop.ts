@@ -1,4 +1,5 @@
-import { checkOptions, type Tool, type ToolGateway, type ToolProgressEvent } from '@ksadk/core';
+import type { Tool, ToolGateway, ToolProgressEvent } from '@ksadk/core';
+import { checkOptions } from '@ksadk/core/adapter';
 import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ResponseInputItem } from 'openai/resources/responses/responses';

@@ -1,16 +1,18 @@
 import {
-  checkOptions,
-  failedResult,
-  invokeWithApproval,
   isInputRequired,
-  PAUSED,
-  parseHumanInputAnswer,
-  parseModelArguments,
   type Tool,
   type ToolGateway,
   type ToolProgressEvent,
   type ToolResult,
 } from '@ksadk/core';
+import {
+  checkOptions,
+  failedResult,
+  invokeWithApproval,
+  PAUSED,
+  parseHumanInputAnswer,
+  parseModelArguments,
+} from '@ksadk/core/adapter';
 import { normalizeOpenAIArguments, openAIToolSchema } from '@ksadk/core/schema';
 import type { ChatCompletionMessageToolCall } from 'openai/resources/chat/completions';
 import type { ResponseFunctionToolCall } from 'openai/resources/responses/responses';

@@ -1,4 +1,5 @@
-import { checkOptions, type Tool } from '@ksadk/core';
+import type { Tool } from '@ksadk/core';
+import { checkOptions } from '@ksadk/core/adapter';
 import { openAIToolSchema } from '@ksadk/core/schema';
 import type { ChatCompletionFunctionTool } from 'openai/resources/chat/completions';
 import type { FunctionTool } from 'openai/resources/responses/responses';

@@ -1,12 +1,11 @@
 import {
   type ApprovalRequest,
-  describeMediaInResult,
   type HumanInputRequest,
   isApprovalRequired,
   isInputRequired,
   type ToolResult,
-  takeToolMedia,
 } from '@ksadk/core';
+import { describeMediaInResult, takeToolMedia } from '@ksadk/core/adapter';
 import type { ChatCompletionToolMessageParam } from 'openai/resources/chat/completions';
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
 

@@ -1,4 +1,4 @@
-import type { ApprovalQuota } from '@ksadk/core';
+import type { ApprovalQuota } from '@ksadk/core/adapter';
 
 /** What a quota bucket (a session or an account) holds. */
 export interface BucketUsage {

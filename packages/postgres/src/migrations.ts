@@ -1,4 +1,4 @@
-import { checkOptions } from '@ksadk/core';
+import { checkOptions } from '@ksadk/core/adapter';
 import type { Client, Pool, PoolClient } from 'pg';
 import { schemaOf } from './schema-name.js';
 import { storeError } from './store-error.js';

@@ -1,12 +1,11 @@
+import { type ApprovalStore, KsadkError } from '@ksadk/core';
 import {
   type ApprovalQuota,
   type ApprovalQuotaOptions,
-  type ApprovalStore,
   approvalQuotaExceeded,
   checkOptions,
-  KsadkError,
   resolveApprovalQuotas,
-} from '@ksadk/core';
+} from '@ksadk/core/adapter';
 import type { PoolClient, QueryResult } from 'pg';
 import { type BucketUsage, planRoom } from './approval-room.js';
 import { type ApprovalRow, idKeyOf, keyOf, type RecordBody, recordOfRow } from './approval-rows.js';

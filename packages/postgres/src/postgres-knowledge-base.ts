@@ -1,4 +1,4 @@
-import { checkOptions } from '@ksadk/core';
+import { checkOptions } from '@ksadk/core/adapter';
 import type { KnowledgeBase, KnowledgePassage, MemoryScope } from '@ksadk/core/memory';
 import { keyOf } from './approval-rows.js';
 import type { PostgresConnectionOptions } from './postgres-connection.js';

@@ -1,4 +1,5 @@
-import { checkOptions, KsadkError } from '@ksadk/core';
+import { KsadkError } from '@ksadk/core';
+import { checkOptions } from '@ksadk/core/adapter';
 import {
   type MemoryBackend,
   type MemoryRecord,

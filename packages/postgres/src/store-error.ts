@@ -1,4 +1,5 @@
-import { type KsadkError, runStoreOperation, toStoreUnavailableError } from '@ksadk/core';
+import type { KsadkError } from '@ksadk/core';
+import { runStoreOperation, toStoreUnavailableError } from '@ksadk/core/adapter';
 
 /** Wraps a driver failure as `store_unavailable` (core's {@link toStoreUnavailableError}). */
 export function storeError(operation: string, error: unknown): KsadkError {

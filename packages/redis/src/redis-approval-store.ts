@@ -1,15 +1,17 @@
 import { createHash } from 'node:crypto';
 import {
-  type ApprovalQuota,
-  type ApprovalQuotaOptions,
   type ApprovalRecord,
   type ApprovalStatus,
   type ApprovalStore,
+  KsadkError,
+} from '@ksadk/core';
+import {
+  type ApprovalQuota,
+  type ApprovalQuotaOptions,
   approvalQuotaExceeded,
   checkOptions,
-  KsadkError,
   resolveApprovalQuotas,
-} from '@ksadk/core';
+} from '@ksadk/core/adapter';
 import { CREATE_SCRIPT, FIND_OPEN_SCRIPT, TRANSITION_SCRIPT } from './approval-scripts.js';
 import { keyPrefixOf } from './key-prefix.js';
 import { openRedis, type RedisConnectionOptions } from './redis-connection.js';

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { checkOptions, KsadkError } from '@ksadk/core';
+import { KsadkError } from '@ksadk/core';
+import { checkOptions } from '@ksadk/core/adapter';
 import {
   type MemoryBackend,
   type MemoryScope,

@@ -1,4 +1,4 @@
-import { runStoreOperation } from '@ksadk/core';
+import { runStoreOperation } from '@ksadk/core/adapter';
 
 /**
  * Runs one store operation against Redis, bounded by `timeoutMs` and, when given, by `signal`

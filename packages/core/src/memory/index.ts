@@ -14,7 +14,6 @@ export {
   type IndexedMemory,
   indexMemory,
   MEMORY_QUERY_MAX_CHARS,
-  MEMORY_QUERY_MAX_TERMS,
   memoryQueryTerms,
   memoryTerms,
   rankMemories,

@@ -14,11 +14,9 @@ export {
 export {
   type CommandPolicyDecision,
   checkCommandPolicy,
-  isMetadataHost,
 } from './command-policy.js';
 export {
   type CreateSandboxBackendOptions,
-  createDisabledBackend,
   createSandboxBackend,
 } from './create-sandbox-backend.js';
 export { createE2BBackend, type E2BBackendOptions } from './e2b-backend.js';
@@ -36,22 +34,20 @@ export {
   type LocalBackendOptions,
   type LocalProcessBackendOptions,
 } from './local-process-backend.js';
-export { quoteShellArg, quoteShellCommand } from './posix-quote.js';
+export { quoteShellCommand } from './posix-quote.js';
 export {
-  parseSandboxBackendName,
   type ResolvedSandboxBackend,
   type ResolveSandboxBackendOptions,
   resolveSandboxBackend,
   type SandboxPurpose,
 } from './resolve-backend.js';
-export {
-  SANDBOX_BACKEND_NAMES,
-  type SandboxBackend,
-  type SandboxBackendName,
-  type SandboxCommand,
-  type SandboxCommandResult,
-  type SandboxSession,
-  type SandboxSessionOptions,
+export type {
+  SandboxBackend,
+  SandboxBackendName,
+  SandboxCommand,
+  SandboxCommandResult,
+  SandboxSession,
+  SandboxSessionOptions,
 } from './sandbox-backend.js';
 export {
   createSandboxRegistry,
@@ -60,7 +56,6 @@ export {
   type SandboxRegistryEntry,
   type SandboxRegistryOptions,
 } from './sandbox-registry.js';
-export { type SandboxSettings, sandboxSettingsFromEnv } from './sandbox-settings.js';
 export {
   createSandboxToolset,
   type SandboxToolSettings,

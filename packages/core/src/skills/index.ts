@@ -6,7 +6,6 @@
  * @packageDocumentation
  */
 
-export { defaultSkillCacheDir } from '../util/private-dirs.js';
 export {
   type LocalSkillsLoad,
   loadLocalSkills,
@@ -14,7 +13,6 @@ export {
   type Skill,
   type SkillResources,
 } from './local-skills.js';
-export { buildSkillManifestInstruction, type ManifestSkill } from './manifest-instruction.js';
 export {
   createSkillPackageStore,
   type SkillPackage,
@@ -31,16 +29,9 @@ export {
 } from './runtime/skill-runtime.js';
 export {
   createSkillServiceClient,
-  KOP_HOSTS,
-  normalizeSkillServiceUrl,
   type SkillServiceClient,
   type SkillServiceClientOptions,
 } from './service-client.js';
-export {
-  resolveSkillServiceUrl,
-  type SkillSpacesConfig,
-  skillSpacesFromEnv,
-} from './service-env.js';
 export {
   createSkillLibrary,
   type LoadedSkill,
@@ -49,11 +40,8 @@ export {
   type SkillLibraryOptions,
 } from './skill-library.js';
 export {
-  MAX_SKILL_DESCRIPTION_LENGTH,
-  MAX_SKILL_NAME_LENGTH,
   type ParsedSkillMd,
   parseSkillMd,
-  SKILL_NAME_PATTERN,
   type SkillFrontmatter,
   SkillMdError,
   type SkillValidation,
@@ -61,7 +49,7 @@ export {
 } from './skill-md.js';
 export type { ContentHash, SkillRef, SkillSpace } from './skill-ref.js';
 export { SkillServiceError } from './skill-service-error.js';
-export { resolveSkillsMode, type SkillsMode } from './skills-mode.js';
+export type { SkillsMode } from './skills-mode.js';
 export {
   createSkillToolset,
   loadSkillsSlot,
@@ -71,4 +59,4 @@ export {
   skillsSlotFromEnv,
 } from './tools/index.js';
 export { validateSkill } from './validate-skill.js';
-export { type ArchiveLimits, DEFAULT_ARCHIVE_LIMITS, extractSkillArchive } from './zip-extract.js';
+export { type ArchiveLimits, extractSkillArchive } from './zip-extract.js';

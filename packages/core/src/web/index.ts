@@ -1,7 +1,7 @@
 // @ksadk/core/web — the web tools (`web_fetch`, `web_search`) and the pieces they are built from:
 // address classification, the SSRF policy, HTML-to-markdown conversion and search providers.
 
-export { type AddressClass, classifyAddress, isGlobalUnicastAddress } from './address-class.js';
+export { isGlobalUnicastAddress } from './address-class.js';
 export {
   type ConvertedPage,
   DEFAULT_HTML_CONVERSION_DEADLINE_MS,
@@ -9,7 +9,7 @@ export {
   type HtmlToMarkdownOptions,
   htmlToMarkdown,
 } from './html-to-markdown.js';
-export { type ResolvedAddress, systemResolver, type WebResolver } from './resolver.js';
+export type { ResolvedAddress, WebResolver } from './resolver.js';
 export type { WebSearchQuery, WebSearchResult } from './search-providers.js';
 export {
   type ParsedSsrfPolicy,
@@ -23,14 +23,8 @@ export {
   type WebToolsetOptions,
   webToolsetFromEnv,
 } from './tools/index.js';
-export { WEB_TOOL_POLICY } from './tools/web-fetch-tool.js';
-export {
-  DEFAULT_WEB_FETCH_LIMITS,
-  WEB_ENV,
-  WEB_SEARCH_PROVIDERS,
-  type WebFetchLimits,
-  type WebSearchConfig,
-  type WebSearchProviderName,
-  type WebSettingsFromEnv,
-  webSettingsFromEnv,
+export type {
+  WebFetchLimits,
+  WebSearchConfig,
+  WebSearchProviderName,
 } from './web-settings.js';

@@ -1,0 +1,43 @@
+// @ksadk/core/adapter — for authors of framework adapters and of stores, not for agent builders:
+// the approval round trip a framework's human-in-the-loop drives, model-argument parsing, media
+// hand-off, the shape of a failed call, option checks, and the store helpers (outage errors,
+// quotas). Every adapter and store package of this repository builds on exactly these.
+
+export { runWithInvocationDefaults } from '../context/invocation-context.js';
+export { checkOptions } from '../errors/check-options.js';
+export {
+  type RunStoreOperationOptions,
+  runStoreOperation,
+  type StoreOperation,
+  toStoreUnavailableError,
+} from '../errors/store-unavailable.js';
+export { type ApprovalPause, approvalPauseFor } from '../gateway/approval/pause.js';
+export {
+  type ApprovalQuota,
+  type ApprovalQuotaOptions,
+  type ApprovalQuotas,
+  approvalQuotaExceeded,
+  DEFAULT_APPROVAL_QUOTAS,
+  resolveApprovalQuotas,
+} from '../gateway/approval/quotas.js';
+export {
+  type ApprovalRoundTripOptions,
+  type ApprovalRoundTripOutcome,
+  invokeWithApproval,
+  PAUSED,
+} from '../gateway/approval/round-trip.js';
+export {
+  type ArgumentLimits,
+  type ModelArgumentsOutcome,
+  parseModelArguments,
+} from '../gateway/model-arguments.js';
+export { failedResult } from '../gateway/run-with-timeout.js';
+export { type HumanInputAnswer, parseHumanInputAnswer } from '../tool/human-input.js';
+export {
+  describeMediaInResult,
+  describeToolMedia,
+  MAX_INLINE_MEDIA_CHARS,
+  TOOL_MEDIA_FIELD,
+  type ToolMediaReference,
+  takeToolMedia,
+} from '../tool/tool-media.js';
