@@ -25,7 +25,7 @@ export interface AdkToolsOptions {
  * ```
  */
 export function toAdkTools(tools: readonly Tool[], options: AdkToolsOptions): KsadkAdkTool[] {
-  checkOptions(options, ['gateway', 'onProgress'], 'toAdkTools()');
+  checkOptions(options, { gateway: true, onProgress: true }, 'toAdkTools()');
   return tools.map(
     (tool) =>
       new KsadkAdkTool(tool, options.gateway, {

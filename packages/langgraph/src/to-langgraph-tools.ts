@@ -152,7 +152,7 @@ export function toLangGraphTools(
   tools: readonly Tool[],
   options: LangGraphToolsOptions,
 ): DynamicStructuredTool[] {
-  checkOptions(options, ['gateway'], 'toLangGraphTools()');
+  checkOptions(options, { gateway: true }, 'toLangGraphTools()');
   return tools.map(
     (tool) =>
       langChainTool(

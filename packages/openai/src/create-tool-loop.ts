@@ -1,5 +1,5 @@
 import type { Tool, ToolGateway, ToolProgressEvent } from '@ksadk/core';
-import { checkOptions } from '@ksadk/core/adapter';
+import { checkOptions, type OptionKeys } from '@ksadk/core/adapter';
 import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
@@ -85,17 +85,17 @@ export interface ToolLoop {
   ): Promise<ToolLoopResult>;
 }
 
-const TOOL_LOOP_OPTIONS = [
-  'model',
-  'tools',
-  'gateway',
-  'api',
-  'strict',
-  'instructions',
-  'maxTurns',
-  'request',
-  'onProgress',
-] as const;
+const TOOL_LOOP_OPTIONS = {
+  model: true,
+  tools: true,
+  gateway: true,
+  api: true,
+  strict: true,
+  instructions: true,
+  maxTurns: true,
+  request: true,
+  onProgress: true,
+} as const satisfies OptionKeys<ToolLoopOptions>;
 
 /**
  * A small tool loop over the official `openai` client (Chat Completions or Responses): it asks the

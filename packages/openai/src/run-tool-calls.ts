@@ -68,7 +68,11 @@ export async function runToolCalls(
   calls: readonly OpenAIToolCall[],
   options: RunToolCallsOptions,
 ): Promise<ToolCallBatch> {
-  checkOptions(options, ['tools', 'gateway', 'strict', 'signal', 'onProgress'], 'runToolCalls()');
+  checkOptions(
+    options,
+    { tools: true, gateway: true, strict: true, signal: true, onProgress: true },
+    'runToolCalls()',
+  );
   const run = callRunner(options);
   const normalized = calls.map(normalizeCall);
   const outcomes = await Promise.all(normalized.map((call) => run(call)));

@@ -36,7 +36,7 @@ export function toOpenAITools<TApi extends OpenAIApi>(
   tools: readonly Tool[],
   options: OpenAIToolsOptions<TApi>,
 ): OpenAIToolDefinition<TApi>[] {
-  checkOptions(options, ['api', 'strict'], 'toOpenAITools()');
+  checkOptions(options, { api: true, strict: true }, 'toOpenAITools()');
   return tools.map((tool) => {
     const { schema, strict } = openAIToolSchema(
       tool,

@@ -118,7 +118,7 @@ export async function migratePostgres(
   target: Pool | Client | PoolClient,
   options: MigratePostgresOptions = {},
 ): Promise<MigrationOutcome> {
-  checkOptions(options, ['schema'], 'migratePostgres()');
+  checkOptions(options, { schema: true }, 'migratePostgres()');
   const schema = schemaOf(options.schema, 'migratePostgres()');
   let client: Client | PoolClient;
   try {

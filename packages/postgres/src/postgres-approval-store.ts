@@ -4,6 +4,7 @@ import {
   type ApprovalQuotaOptions,
   approvalQuotaExceeded,
   checkOptions,
+  type OptionKeys,
   resolveApprovalQuotas,
 } from '@ksadk/core/adapter';
 import type { PoolClient, QueryResult } from 'pg';
@@ -36,16 +37,16 @@ export interface PostgresApprovalStore extends ApprovalStore {
   close(): Promise<void>;
 }
 
-const OPTIONS = [
-  'pool',
-  'connectionString',
-  'schema',
-  'perSession',
-  'perAccount',
-  'total',
-  'now',
-  'timeoutMs',
-] as const;
+const OPTIONS = {
+  pool: true,
+  connectionString: true,
+  schema: true,
+  perSession: true,
+  perAccount: true,
+  total: true,
+  now: true,
+  timeoutMs: true,
+} as const satisfies OptionKeys<PostgresApprovalStoreOptions>;
 
 /**
  * An {@link ApprovalStore} on PostgreSQL, for several server instances: every process that uses

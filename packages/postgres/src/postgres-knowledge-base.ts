@@ -63,7 +63,7 @@ export function createPostgresKnowledgeBase(
 ): PostgresKnowledgeBase {
   checkOptions(
     options,
-    ['pool', 'connectionString', 'schema', 'embed', 'timeoutMs'],
+    { pool: true, connectionString: true, schema: true, embed: true, timeoutMs: true },
     'createPostgresKnowledgeBase()',
   );
   const schema = schemaOf(options.schema, 'createPostgresKnowledgeBase()');

@@ -60,7 +60,14 @@ export function createPostgresMemoryBackend(
 ): PostgresMemoryBackend {
   checkOptions(
     options,
-    ['pool', 'connectionString', 'schema', 'maxRecordsPerScope', 'embed', 'timeoutMs'],
+    {
+      pool: true,
+      connectionString: true,
+      schema: true,
+      maxRecordsPerScope: true,
+      embed: true,
+      timeoutMs: true,
+    },
     'createPostgresMemoryBackend()',
   );
   const schema = schemaOf(options.schema, 'createPostgresMemoryBackend()');

@@ -10,6 +10,7 @@ import {
   type ApprovalQuotaOptions,
   approvalQuotaExceeded,
   checkOptions,
+  type OptionKeys,
   resolveApprovalQuotas,
 } from '@ksadk/core/adapter';
 import { CREATE_SCRIPT, FIND_OPEN_SCRIPT, TRANSITION_SCRIPT } from './approval-scripts.js';
@@ -37,16 +38,16 @@ export interface RedisApprovalStore extends ApprovalStore {
   close(): Promise<void>;
 }
 
-const OPTIONS = [
-  'client',
-  'url',
-  'keyPrefix',
-  'perSession',
-  'perAccount',
-  'total',
-  'now',
-  'timeoutMs',
-] as const;
+const OPTIONS = {
+  client: true,
+  url: true,
+  keyPrefix: true,
+  perSession: true,
+  perAccount: true,
+  total: true,
+  now: true,
+  timeoutMs: true,
+} as const satisfies OptionKeys<RedisApprovalStoreOptions>;
 
 /** A quota as the create script reads it: whole numbers, as strings. */
 const quotaArgs = (quota: ApprovalQuota): string[] => [

@@ -46,7 +46,7 @@ export interface RedisMemoryBackend extends MemoryBackend {
 export function createRedisMemoryBackend(options: RedisMemoryBackendOptions): RedisMemoryBackend {
   checkOptions(
     options,
-    ['client', 'url', 'keyPrefix', 'maxRecordsPerScope', 'timeoutMs'],
+    { client: true, url: true, keyPrefix: true, maxRecordsPerScope: true, timeoutMs: true },
     'createRedisMemoryBackend()',
   );
   const prefix = keyPrefixOf(options.keyPrefix, 'createRedisMemoryBackend()');

@@ -33,7 +33,7 @@ export interface A2AAgentToolOptions {
 export async function createA2AAgentTool(options: A2AAgentToolOptions): Promise<Tool> {
   checkOptions(
     options,
-    ['client', 'name', 'description', 'riskLevel', 'group'],
+    { client: true, name: true, description: true, riskLevel: true, group: true },
     'createA2AAgentTool()',
   );
   const card = options.name && options.description ? undefined : await options.client.getCard();

@@ -211,7 +211,14 @@ function failure(error: unknown, limit: number): A2AResult {
 export function createA2AClient(options: A2AClientOptions): A2AClient {
   checkOptions(
     options,
-    ['url', 'headers', 'timeoutMs', 'maxRequestBytes', 'maxResponseBytes', 'fetch'],
+    {
+      url: true,
+      headers: true,
+      timeoutMs: true,
+      maxRequestBytes: true,
+      maxResponseBytes: true,
+      fetch: true,
+    },
     'createA2AClient()',
   );
   const timeoutMs = options.timeoutMs ?? 120_000;

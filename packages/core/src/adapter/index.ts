@@ -4,7 +4,7 @@
 // quotas). Every adapter and store package of this repository builds on exactly these.
 
 export { runWithInvocationDefaults } from '../context/invocation-context.js';
-export { checkOptions } from '../errors/check-options.js';
+export { checkOptions, type OptionKeys } from '../errors/check-options.js';
 export {
   type RunStoreOperationOptions,
   runStoreOperation,

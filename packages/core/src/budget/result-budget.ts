@@ -88,19 +88,19 @@ export function resolveResultBudget(
 ): ResultBudget {
   checkOptions(
     options,
-    [
-      'maxChars',
-      'previewChars',
-      'persistThresholdChars',
-      'persistDir',
-      'maxPersistBytes',
-      'retention',
-    ],
+    {
+      maxChars: true,
+      previewChars: true,
+      persistThresholdChars: true,
+      persistDir: true,
+      maxPersistBytes: true,
+      retention: true,
+    },
     'result budget',
   );
   checkOptions(
     options.retention,
-    ['maxFilesPerSession', 'maxBytesPerSession', 'maxAgeMs'],
+    { maxFilesPerSession: true, maxBytesPerSession: true, maxAgeMs: true },
     'result budget retention',
   );
   const maxChars = minDefined(

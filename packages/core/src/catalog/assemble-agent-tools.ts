@@ -1,6 +1,6 @@
 import { createA2AAgentTool } from '../a2a/a2a-agent-tool.js';
 import { type A2AClientOptions, createA2AClient } from '../a2a/a2a-client.js';
-import { checkOptions } from '../errors/check-options.js';
+import { checkOptions, type OptionKeys } from '../errors/check-options.js';
 import { loadMcpToolsets, type McpLoadResult } from '../mcp/load-mcp-toolsets.js';
 import type { McpServerOptions, McpServersObject } from '../mcp/mcp-config.js';
 import type { McpServerRequestOptions } from '../mcp/mcp-server-requests.js';
@@ -85,17 +85,17 @@ export interface AgentAssembly {
 }
 
 /** The option names of {@link assembleAgentTools}. */
-export const ASSEMBLE_OPTIONS = [
-  'tools',
-  'memory',
-  'skills',
-  'builtins',
-  'catalog',
-  'mcp',
-  'mcpClient',
-  'a2a',
-  'strict',
-] as const;
+export const ASSEMBLE_OPTIONS = {
+  tools: true,
+  memory: true,
+  skills: true,
+  builtins: true,
+  catalog: true,
+  mcp: true,
+  mcpClient: true,
+  a2a: true,
+  strict: true,
+} as const satisfies OptionKeys<AssembleAgentToolsOptions>;
 
 /**
  * Builds the ordered tool list an adapter injects when an agent loads (never per request): the
@@ -113,7 +113,11 @@ export async function assembleAgentTools(
 ): Promise<AgentAssembly> {
   checkOptions(options, ASSEMBLE_OPTIONS, 'assembleAgentTools()');
   if (options.builtins)
-    checkOptions(options.builtins, ['mode', 'profile', 'include'], 'the builtins option');
+    checkOptions(
+      options.builtins,
+      { mode: true, profile: true, include: true },
+      'the builtins option',
+    );
   const warnings: string[] = [];
   const catalog = isToolCatalog(options.catalog)
     ? options.catalog

@@ -75,7 +75,7 @@ const SKILLS_ENV = [
 export async function loadAgentTools(options: LoadAgentToolsOptions = {}): Promise<AgentToolsLoad> {
   checkOptions(
     options,
-    [...ASSEMBLE_OPTIONS, 'gateway', 'environment', 'env'],
+    { ...ASSEMBLE_OPTIONS, gateway: true, environment: true, env: true },
     "loadAgentTools() (and the adapters' loaders)",
   );
   const { gateway: given, environment = true, env = process.env, ...assemble } = options;

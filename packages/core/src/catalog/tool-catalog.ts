@@ -104,7 +104,11 @@ export function isToolCatalog(value: unknown): value is ToolCatalog {
  * ```
  */
 export function createToolCatalog(options: ToolCatalogOptions = {}): ToolCatalog {
-  checkOptions(options, ['workspace', 'sandbox', 'web', 'env'], 'createToolCatalog()');
+  checkOptions(
+    options,
+    { workspace: true, sandbox: true, web: true, env: true },
+    'createToolCatalog()',
+  );
   const env = options.env ?? process.env;
   const registry = createToolRegistry();
   const workspace =

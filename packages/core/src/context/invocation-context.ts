@@ -49,7 +49,15 @@ const EMPTY: InvocationContext = Object.freeze({});
 export function runWithInvocationContext<T>(context: InvocationContextInput, fn: () => T): T {
   checkOptions(
     context,
-    ['accountId', 'userId', 'sessionId', 'agentId', 'invocationId', 'approvalMode', 'metadata'],
+    {
+      accountId: true,
+      userId: true,
+      sessionId: true,
+      agentId: true,
+      invocationId: true,
+      approvalMode: true,
+      metadata: true,
+    },
     'runWithInvocationContext()',
   );
   const parent = storage.getStore();

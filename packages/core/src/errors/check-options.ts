@@ -41,18 +41,39 @@ function closest(key: string, allowed: readonly string[]): string | undefined {
 }
 
 /**
+ * Every key of an options type, each `true` — `{ gateway: true, onProgress: true }` for
+ * `{ gateway?: ToolGateway; onProgress?: … }`. The compiler holds such a list equal to the type:
+ * a key left out or one the type does not have does not compile, so the keys a factory accepts
+ * cannot drift from its options type.
+ */
+export type OptionKeys<T> = { readonly [K in keyof T]-?: true };
+
+/**
  * Refuses an options object with a key the factory does not know — in the unsafe direction an
  * ignored key is a silent default (`createToolGateway({ mode: 'ask' })` would run in whatever mode
- * the environment says). Names the key and, when one is close, the intended one.
+ * the environment says). Names the key and, when one is close, the intended one. `allowed` is
+ * every key of the options type ({@link OptionKeys}).
  *
  * @throws {KsadkError} `invalid_config`.
+ *
+ * @example
+ * ```ts
+ * interface GreeterOptions {
+ *   name?: string;
+ *   loud?: boolean;
+ * }
+ * function createGreeter(options: GreeterOptions = {}) {
+ *   checkOptions(options, { name: true, loud: true }, 'createGreeter()');
+ * }
+ * ```
  */
-export function checkOptions(
-  options: object | undefined,
-  allowed: readonly string[],
+export function checkOptions<T extends object>(
+  options: T | undefined | null,
+  keys: NoInfer<OptionKeys<T>>,
   where: string,
   code: 'invalid_config' | 'invalid_tool' = 'invalid_config',
 ): void {
+  const allowed = Object.keys(keys);
   if (options === undefined || options === null) return;
   for (const key of Object.keys(options)) {
     if (allowed.includes(key)) continue;

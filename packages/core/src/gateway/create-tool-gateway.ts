@@ -99,7 +99,7 @@ export function createToolGateway(options: ToolGatewayOptions = {}): ToolGateway
   const approvals = createGatewayApprovals(options, settings, { reportHookError, callHook });
   checkOptions(
     options.tracing === false ? undefined : options.tracing,
-    ['tracerProvider', 'recordArguments', 'recordResults'],
+    { tracerProvider: true, recordArguments: true, recordResults: true },
     'createToolGateway({ tracing })',
   );
   const tracer = createToolTracer(options.tracing, INSTRUMENTATION_VERSION);

@@ -1,5 +1,5 @@
 import { type ResultBudget, resolveResultBudget } from '../budget/result-budget.js';
-import { checkOptions } from '../errors/check-options.js';
+import { checkOptions, type OptionKeys } from '../errors/check-options.js';
 import { KsadkError } from '../errors/ksadk-error.js';
 import { registerEnvSecrets } from '../util/redact.js';
 import { type ApprovalMode, approvalModeFromEnv, parseApprovalMode } from './approval/mode.js';
@@ -9,19 +9,19 @@ import { type ArgumentLimits, DEFAULT_ARGUMENT_LIMITS } from './model-arguments.
 const DEFAULT_TTL_MS = 15 * 60 * 1000;
 const DEFAULT_TIMEOUT_MS = 120_000;
 
-const GATEWAY_OPTIONS = [
-  'approvalMode',
-  'approvalStore',
-  'approvalSecret',
-  'approvalPreviousSecrets',
-  'approvalTtlMs',
-  'timeoutMs',
-  'budget',
-  'argumentLimits',
-  'hooks',
-  'tracing',
-  'env',
-] as const;
+const GATEWAY_OPTIONS = {
+  approvalMode: true,
+  approvalStore: true,
+  approvalSecret: true,
+  approvalPreviousSecrets: true,
+  approvalTtlMs: true,
+  timeoutMs: true,
+  budget: true,
+  argumentLimits: true,
+  hooks: true,
+  tracing: true,
+  env: true,
+} as const satisfies OptionKeys<ToolGatewayOptions>;
 
 /** A gateway's options, checked and with their defaults. */
 export interface GatewaySettings {
@@ -52,12 +52,12 @@ export function resolveGatewaySettings(options: ToolGatewayOptions): GatewaySett
   checkOptions(options, GATEWAY_OPTIONS, 'createToolGateway()');
   checkOptions(
     options.hooks,
-    ['onToolStart', 'onToolEnd', 'onApprovalRequested', 'onHookError'],
+    { onToolStart: true, onToolEnd: true, onApprovalRequested: true, onHookError: true },
     'createToolGateway({ hooks })',
   );
   checkOptions(
     options.argumentLimits,
-    ['maxChars', 'maxDepth'],
+    { maxChars: true, maxDepth: true },
     'createToolGateway({ argumentLimits })',
   );
   const env = options.env ?? process.env;

@@ -72,7 +72,7 @@ export async function loadMcpToolsets(
 ): Promise<McpLoadResult> {
   checkOptions(
     options,
-    ['strict', 'fetch', 'stdioSandbox', ...SERVER_REQUEST_OPTIONS],
+    { ...SERVER_REQUEST_OPTIONS, strict: true, fetch: true, stdioSandbox: true },
     'loadMcpToolsets()',
   );
   const parsed = parseMcpServerConfigs(configs, 'mcp servers');

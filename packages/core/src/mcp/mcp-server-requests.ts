@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { OptionKeys } from '../errors/check-options.js';
 import type { HumanInputAnswer, HumanInputRequest } from '../tool/human-input.js';
 import type { ToolExecutionContext } from '../tool/tool.js';
 
@@ -59,20 +60,20 @@ export interface McpServerRequestOptions {
 }
 
 /** The option names of {@link McpServerRequestOptions}. */
-export const SERVER_REQUEST_OPTIONS = [
-  'elicitation',
-  'sampler',
-  'samplingMaxTokens',
-  'trustedSamplingServers',
-  'roots',
-  'onLog',
-  'resetTimeoutOnProgress',
-] as const satisfies readonly (keyof McpServerRequestOptions)[];
+export const SERVER_REQUEST_OPTIONS = {
+  elicitation: true,
+  sampler: true,
+  samplingMaxTokens: true,
+  trustedSamplingServers: true,
+  roots: true,
+  onLog: true,
+  resetTimeoutOnProgress: true,
+} as const satisfies OptionKeys<McpServerRequestOptions>;
 
 /** Just the server-request options of a larger options object. */
 export function serverRequestOptions(options: McpServerRequestOptions): McpServerRequestOptions {
   const picked: Record<string, unknown> = {};
-  for (const key of SERVER_REQUEST_OPTIONS)
+  for (const key of Object.keys(SERVER_REQUEST_OPTIONS) as (keyof McpServerRequestOptions)[])
     if (options[key] !== undefined) picked[key] = options[key];
   return picked as McpServerRequestOptions;
 }

@@ -123,7 +123,7 @@ export function createMcpToolset(
 ): McpToolset {
   checkOptions(
     options,
-    ['names', 'fetch', 'clientName', 'stdioSandbox', ...SERVER_REQUEST_OPTIONS],
+    { ...SERVER_REQUEST_OPTIONS, names: true, fetch: true, clientName: true, stdioSandbox: true },
     'createMcpToolset()',
   );
   const requests = createServerRequests(config.name, options);

@@ -29,7 +29,7 @@ const scopeKey = (scope: MemoryScope): string => JSON.stringify([scope.accountId
  * ```
  */
 export function createInMemoryMemoryBackend(limits: MemoryStoreLimits = {}): MemoryBackend {
-  checkOptions(limits, ['maxRecordsPerScope'], 'createInMemoryMemoryBackend()');
+  checkOptions(limits, { maxRecordsPerScope: true }, 'createInMemoryMemoryBackend()');
   const max = limits.maxRecordsPerScope ?? 5000;
   const scopes = new Map<string, IndexedMemory[]>();
   return {
@@ -148,7 +148,7 @@ async function compact(
 export function createFileMemoryBackend(
   options: { dir: string } & MemoryStoreLimits,
 ): MemoryBackend {
-  checkOptions(options, ['dir', 'maxRecordsPerScope'], 'createFileMemoryBackend()');
+  checkOptions(options, { dir: true, maxRecordsPerScope: true }, 'createFileMemoryBackend()');
   const max = options.maxRecordsPerScope ?? 5000;
   const dir = path.resolve(options.dir);
   // Other users' memories: never visible to workspace tools, even inside a workspace root.

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { checkOptions } from '../errors/check-options.js';
+import { checkOptions, type OptionKeys } from '../errors/check-options.js';
 import { KsadkError } from '../errors/ksadk-error.js';
 import { findRefLoop } from '../schema/ref-loop.js';
 import { normalizeToolPolicy, type ToolPolicyInput } from './policy.js';
@@ -54,15 +54,15 @@ export interface JsonSchemaToolDefinition<TOutput> extends ToolDefinitionBase {
 }
 
 /** Keys every tool definition may have. */
-const BASE_KEYS = [
-  'name',
-  'description',
-  'policy',
-  'group',
-  'timeoutMs',
-  'resultBudget',
-  'boundary',
-] as const;
+const BASE_KEYS = {
+  name: true,
+  description: true,
+  policy: true,
+  group: true,
+  timeoutMs: true,
+  resultBudget: true,
+  boundary: true,
+} as const satisfies OptionKeys<ToolDefinitionBase>;
 
 function checkBase(definition: ToolDefinitionBase): void {
   const { name } = definition;
@@ -109,7 +109,7 @@ export function defineTool<TSchema extends z.ZodObject, TOutput>(
   checkBase(definition);
   checkOptions(
     definition,
-    [...BASE_KEYS, 'input', 'execute'],
+    { ...BASE_KEYS, input: true, execute: true },
     `defineTool(${JSON.stringify(String(definition.name))})`,
     'invalid_tool',
   );
@@ -163,7 +163,7 @@ export function defineJsonSchemaTool<TOutput>(
   checkBase(definition);
   checkOptions(
     definition,
-    [...BASE_KEYS, 'inputSchema', 'originalName', 'execute'],
+    { ...BASE_KEYS, inputSchema: true, originalName: true, execute: true },
     `defineJsonSchemaTool(${JSON.stringify(String(definition.name))})`,
     'invalid_tool',
   );

@@ -40,7 +40,15 @@ export interface WorkspaceToolset {
 export function createWorkspaceToolset(options: WorkspaceOptions = {}): WorkspaceToolset {
   checkOptions(
     options,
-    ['root', 'maxWriteBytes', 'fileMode', 'dirMode', 'maxReadStateEntries', 'useRipgrep', 'env'],
+    {
+      root: true,
+      maxWriteBytes: true,
+      fileMode: true,
+      dirMode: true,
+      maxReadStateEntries: true,
+      useRipgrep: true,
+      env: true,
+    },
     'createWorkspaceToolset()',
   );
   const runtime = createWorkspaceRuntime(options);

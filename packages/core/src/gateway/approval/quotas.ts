@@ -62,7 +62,7 @@ export function resolveApprovalQuotas(
   factory: string,
 ): ApprovalQuotas {
   for (const scope of ['perSession', 'perAccount', 'total'] as const)
-    checkOptions(options[scope], ['maxRecords', 'maxChars'], `${factory}({ ${scope} })`);
+    checkOptions(options[scope], { maxRecords: true, maxChars: true }, `${factory}({ ${scope} })`);
   return {
     perSession: quotaOf(options.perSession, DEFAULT_APPROVAL_QUOTAS.perSession),
     perAccount: quotaOf(options.perAccount, DEFAULT_APPROVAL_QUOTAS.perAccount),

@@ -127,7 +127,7 @@ export function createInMemoryApprovalStore(
 ): ApprovalStore {
   checkOptions(
     options,
-    ['perSession', 'perAccount', 'total', 'now'],
+    { perSession: true, perAccount: true, total: true, now: true },
     'createInMemoryApprovalStore()',
   );
   const { perSession, perAccount, total } = resolveApprovalQuotas(

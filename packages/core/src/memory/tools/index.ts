@@ -48,7 +48,11 @@ function scopeOf(context: InvocationContext): MemoryScope {
  * ```
  */
 export function createMemoryToolset(options: MemoryToolsetOptions): Tool[] {
-  checkOptions(options, ['memory', 'knowledgeBase', 'maxContentChars'], 'createMemoryToolset()');
+  checkOptions(
+    options,
+    { memory: true, knowledgeBase: true, maxContentChars: true },
+    'createMemoryToolset()',
+  );
   const tools: Tool[] = [];
   const maxChars = options.maxContentChars ?? 4000;
   const knowledgeBase = options.knowledgeBase;

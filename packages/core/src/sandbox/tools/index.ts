@@ -76,7 +76,14 @@ const isWorkspace = (value: unknown): value is SandboxWorkspace =>
 export function createSandboxToolset(options: SandboxToolsetOptions = {}): SandboxToolset {
   checkOptions(
     options,
-    ['backend', 'workspace', 'settings', 'registry', 'backendOptions', 'env'],
+    {
+      backend: true,
+      workspace: true,
+      settings: true,
+      registry: true,
+      backendOptions: true,
+      env: true,
+    },
     'createSandboxToolset()',
   );
   const env = options.env ?? process.env;

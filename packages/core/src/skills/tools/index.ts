@@ -92,17 +92,17 @@ const isRuntime = (value: unknown): value is SkillRuntime =>
 export async function createSkillToolset(options: SkillToolsetOptions = {}): Promise<SkillToolset> {
   checkOptions(
     options,
-    [
-      'env',
-      'localDir',
-      'service',
-      'cacheDir',
-      'allowHashMismatch',
-      'archiveLimits',
-      'runtime',
-      'backendOptions',
-      'manifestLimit',
-    ],
+    {
+      env: true,
+      localDir: true,
+      service: true,
+      cacheDir: true,
+      allowHashMismatch: true,
+      archiveLimits: true,
+      runtime: true,
+      backendOptions: true,
+      manifestLimit: true,
+    },
     'createSkillToolset()',
   );
   const env = options.env ?? process.env;

@@ -1,5 +1,5 @@
 import type { Agent } from 'undici';
-import { checkOptions } from '../../errors/check-options.js';
+import { checkOptions, type OptionKeys } from '../../errors/check-options.js';
 import { KsadkError } from '../../errors/ksadk-error.js';
 import type { ToolPolicyInput } from '../../tool/policy.js';
 import type { Tool } from '../../tool/tool.js';
@@ -56,7 +56,11 @@ export interface WebToolset {
 const LIMIT_KEYS = Object.keys(DEFAULT_WEB_FETCH_LIMITS) as (keyof WebFetchLimits)[];
 
 function resolveLimits(input: Partial<WebFetchLimits> = {}): WebFetchLimits {
-  checkOptions(input, LIMIT_KEYS, 'createWebToolset() fetchLimits');
+  checkOptions(
+    input,
+    Object.fromEntries(LIMIT_KEYS.map((key) => [key, true])) as OptionKeys<WebFetchLimits>,
+    'createWebToolset() fetchLimits',
+  );
   const limits = { ...DEFAULT_WEB_FETCH_LIMITS, ...input };
   for (const key of LIMIT_KEYS) {
     const value = limits[key];
@@ -79,7 +83,14 @@ function build(
   const search: WebSearchConfig = options.search ?? { provider: undefined };
   checkOptions(
     search,
-    ['provider', 'endpoint', 'apiKey', 'scope', 'timeoutMs', 'maxResponseBytes'],
+    {
+      provider: true,
+      endpoint: true,
+      apiKey: true,
+      scope: true,
+      timeoutMs: true,
+      maxResponseBytes: true,
+    },
     'createWebToolset() search',
   );
   registerSecret(search.apiKey);
@@ -136,15 +147,19 @@ function build(
 export function createWebToolset(options: WebToolsetOptions = {}): WebToolset {
   checkOptions(
     options,
-    ['resolver', 'ssrfPolicy', 'fetchLimits', 'search', 'policies'],
+    { resolver: true, ssrfPolicy: true, fetchLimits: true, search: true, policies: true },
     'createWebToolset()',
   );
   checkOptions(
     options.ssrfPolicy,
-    ['allowedHosts', 'allowedCidrs'],
+    { allowedHosts: true, allowedCidrs: true },
     'createWebToolset() ssrfPolicy',
   );
-  checkOptions(options.policies, ['web_fetch', 'web_search'], 'createWebToolset() policies');
+  checkOptions(
+    options.policies,
+    { web_fetch: true, web_search: true },
+    'createWebToolset() policies',
+  );
   const policy = options.ssrfPolicy ? createSsrfPolicy(options.ssrfPolicy) : STRICT_SSRF_POLICY;
   return build(options, policy, []);
 }
@@ -167,7 +182,7 @@ export function webToolsetFromEnv(
   const { env, ...rest } = options;
   checkOptions(
     rest,
-    ['resolver', 'ssrfPolicy', 'fetchLimits', 'search', 'policies'],
+    { resolver: true, ssrfPolicy: true, fetchLimits: true, search: true, policies: true },
     'webToolsetFromEnv()',
   );
   const settings = webSettingsFromEnv(env ?? process.env);
