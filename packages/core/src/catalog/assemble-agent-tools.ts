@@ -163,7 +163,7 @@ export async function assembleAgentTools(
     try {
       const builtins =
         options.builtins === undefined
-          ? catalog.builtinToolsForRuntime()
+          ? catalog.builtinToolsFromEnv()
           : catalog.getTools({
               mode: options.builtins.mode ?? 'direct',
               profile: options.builtins.profile ?? 'default',

@@ -99,31 +99,31 @@ describe('selection', () => {
     );
   });
 
-  it('builtinToolsForRuntime follows the environment: off by default, an empty value is off, a bad value is an error', () => {
+  it('builtinToolsFromEnv follows the environment: off by default, an empty value is off, a bad value is an error', () => {
     const make = (env: NodeJS.ProcessEnv) =>
       createToolCatalog({ workspace: { root: path.join(base, 'ws') }, env });
-    expect(make({}).builtinToolsForRuntime()).toEqual([]);
-    expect(make({ KSADK_BUILTIN_TOOLS_MODE: '' }).builtinToolsForRuntime()).toEqual([]);
+    expect(make({}).builtinToolsFromEnv()).toEqual([]);
+    expect(make({ KSADK_BUILTIN_TOOLS_MODE: '' }).builtinToolsFromEnv()).toEqual([]);
     expect(
       names(
         make({
           KSADK_BUILTIN_TOOLS_MODE: 'direct',
           KSADK_BUILTIN_TOOLS_PROFILE: 'coding',
-        }).builtinToolsForRuntime(),
+        }).builtinToolsFromEnv(),
       ),
     ).toContain('tool_search');
-    expect(names(make({ KSADK_BUILTIN_TOOLS_MODE: 'deferred' }).builtinToolsForRuntime())).toEqual([
+    expect(names(make({ KSADK_BUILTIN_TOOLS_MODE: 'deferred' }).builtinToolsFromEnv())).toEqual([
       'tool_search',
       'tool_dispatcher',
     ]);
-    expect(() => make({ KSADK_BUILTIN_TOOLS_MODE: 'all' }).builtinToolsForRuntime()).toThrowError(
+    expect(() => make({ KSADK_BUILTIN_TOOLS_MODE: 'all' }).builtinToolsFromEnv()).toThrowError(
       /KSADK_BUILTIN_TOOLS_MODE must be one of/,
     );
     expect(() =>
       make({
         KSADK_BUILTIN_TOOLS_MODE: 'direct',
         KSADK_BUILTIN_TOOLS_PROFILE: 'fancy',
-      }).builtinToolsForRuntime(),
+      }).builtinToolsFromEnv(),
     ).toThrowError(/KSADK_BUILTIN_TOOLS_PROFILE must be one of default, coding/);
   });
 });

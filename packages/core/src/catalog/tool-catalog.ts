@@ -68,7 +68,7 @@ export interface ToolCatalog {
   /** Descriptors (with JSON Schema `args`) for the same selection, plus external tools where included. */
   describeTools(selection?: ToolSelection): ToolDescriptor[];
   /** Tools per `KSADK_BUILTIN_TOOLS_MODE` (default `off`) and `KSADK_BUILTIN_TOOLS_PROFILE` (default `default`). */
-  builtinToolsForRuntime(overrides?: { mode?: string; profile?: string }): Tool[];
+  builtinToolsFromEnv(overrides?: { mode?: string; profile?: string }): Tool[];
   /** Registers tools run elsewhere (or runnable external tools), searchable and describable; returns their names. */
   registerExternalTools(
     entries: readonly (Tool | ExternalToolSpec)[],
@@ -119,7 +119,7 @@ export function createToolCatalog(options: ToolCatalogOptions = {}): ToolCatalog
       ? undefined
       : createSandboxToolset({
           env,
-          workspace: workspace?.runtime ?? false,
+          workspace: workspace?.setup ?? false,
           ...options.sandbox,
         });
   if (sandbox) registry.registerToolset('sandbox', [...sandbox.tools]);
@@ -179,7 +179,7 @@ export function createToolCatalog(options: ToolCatalogOptions = {}): ToolCatalog
         });
       });
     },
-    builtinToolsForRuntime(overrides = {}) {
+    builtinToolsFromEnv(overrides = {}) {
       const mode = overrides.mode ?? env[BUILTIN_TOOLS_ENV.mode] ?? 'off';
       const profile = overrides.profile ?? env[BUILTIN_TOOLS_ENV.profile] ?? 'default';
       return catalog.getTools({

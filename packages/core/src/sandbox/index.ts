@@ -50,12 +50,12 @@ export type {
   SandboxSessionOptions,
 } from './sandbox-backend.js';
 export {
-  createSandboxRegistry,
+  createSandboxSessionPool,
   type SandboxLease,
-  type SandboxRegistry,
-  type SandboxRegistryEntry,
-  type SandboxRegistryOptions,
-} from './sandbox-registry.js';
+  type SandboxPoolEntry,
+  type SandboxSessionPool,
+  type SandboxSessionPoolOptions,
+} from './session-pool.js';
 export {
   createSandboxToolset,
   type SandboxToolSettings,

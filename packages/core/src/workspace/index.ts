@@ -15,15 +15,15 @@ import {
   writeWorkspaceFileTool,
 } from './tools/write-tools.js';
 import {
-  createWorkspaceRuntime,
+  createWorkspaceSetup,
   type WorkspaceOptions,
-  type WorkspaceRuntime,
-} from './workspace-runtime.js';
+  type WorkspaceSetup,
+} from './workspace-setup.js';
 
 /** The workspace toolset: its tools in catalogue order, and its shared state. */
 export interface WorkspaceToolset {
   readonly tools: readonly Tool[];
-  readonly runtime: WorkspaceRuntime;
+  readonly setup: WorkspaceSetup;
 }
 
 /**
@@ -51,21 +51,21 @@ export function createWorkspaceToolset(options: WorkspaceOptions = {}): Workspac
     },
     'createWorkspaceToolset()',
   );
-  const runtime = createWorkspaceRuntime(options);
+  const setup = createWorkspaceSetup(options);
   return {
-    runtime,
+    setup,
     // A tree changed mid-call, a permission, a full disk: each is an answer, not a tool_error.
     tools: [
-      workspaceStatusTool(runtime),
-      listWorkspaceFilesTool(runtime),
-      readWorkspaceFileTool(runtime),
-      writeWorkspaceFileTool(runtime),
-      writeWorkspaceFilesTool(runtime),
-      editWorkspaceFileTool(runtime),
-      multiEditWorkspaceFileTool(runtime),
-      lintWorkspaceFileTool(runtime),
-      searchWorkspaceFilesTool(runtime),
-      deleteWorkspaceFileTool(runtime),
+      workspaceStatusTool(setup),
+      listWorkspaceFilesTool(setup),
+      readWorkspaceFileTool(setup),
+      writeWorkspaceFileTool(setup),
+      writeWorkspaceFilesTool(setup),
+      editWorkspaceFileTool(setup),
+      multiEditWorkspaceFileTool(setup),
+      lintWorkspaceFileTool(setup),
+      searchWorkspaceFilesTool(setup),
+      deleteWorkspaceFileTool(setup),
     ].map(reportingFilesystemErrors),
   };
 }
@@ -73,4 +73,4 @@ export function createWorkspaceToolset(options: WorkspaceOptions = {}): Workspac
 // @ksadk/core/workspace — the workspace toolset.
 export type { ReadRecord, ReadStateStore } from './read-state.js';
 export type { WorkspaceRootIds, WorkspaceRootOption } from './workspace-root.js';
-export type { WorkspaceOptions, WorkspaceRuntime } from './workspace-runtime.js';
+export type { WorkspaceOptions, WorkspaceSetup } from './workspace-setup.js';

@@ -9,8 +9,8 @@ import {
 import type { CreateSandboxBackendOptions } from '../create-sandbox-backend.js';
 import { resolveSandboxBackend } from '../resolve-backend.js';
 import type { SandboxBackend } from '../sandbox-backend.js';
-import { createSandboxRegistry, type SandboxRegistry } from '../sandbox-registry.js';
-import { createSandboxRuntime, type SandboxWorkspace } from './sandbox-runtime.js';
+import { createSandboxSessionPool, type SandboxSessionPool } from '../session-pool.js';
+import { createSandboxSetup, type SandboxWorkspace } from './sandbox-setup.js';
 import { type SandboxToolSettings, sandboxToolSettingsFromEnv } from './sandbox-tool-settings.js';
 import { runCodeTool, runCommandTool, sandboxStatusTool } from './sandbox-tools.js';
 
@@ -24,30 +24,30 @@ export interface SandboxToolsetOptions {
   backend?: string | SandboxBackend;
   /**
    * The workspace commands see: its root (or a function of the call's ids), the workspace
-   * toolset's runtime, or `false` for none. `local_process` runs in it; isolated backends get a
+   * toolset's setup, or `false` for none. `local_process` runs in it; isolated backends get a
    * copy when their session starts. @default `<session dir>/workspace`
    */
   workspace?: WorkspaceRootOption | SandboxWorkspace | false;
   /** Overrides of the settings read from the environment. */
   settings?: Partial<SandboxToolSettings>;
-  /** A registry to share (e.g. with another toolset). @default a new one, closed by `close()` */
-  registry?: SandboxRegistry;
+  /** A sessions to share (e.g. with another toolset). @default a new one, closed by `close()` */
+  sessions?: SandboxSessionPool;
   /** Options for building the backend (`passEnv`, `bwrapPath`, `e2bProvider`…). */
   backendOptions?: Omit<CreateSandboxBackendOptions, 'env'>;
   /** Where `KSADK_*` variables are read. @default process.env */
   env?: NodeJS.ProcessEnv;
 }
 
-/** The sandbox toolset: its tools, the session registry, and `close`. */
+/** The sandbox toolset: its tools, the session pool, and `close`. */
 export interface SandboxToolset {
   /** `sandbox_status`, `run_command`, `run_code` (group `sandbox`). */
   readonly tools: readonly Tool[];
-  readonly registry: SandboxRegistry;
+  readonly sessions: SandboxSessionPool;
   /** The backend chosen and what chose it. */
   readonly backend: { name: string; source: string; isolated: boolean };
   /**
-   * Kills the per-call sandboxes and refuses new calls; kills every registry session too when the
-   * registry is the toolset's own. Idempotent.
+   * Kills the per-call sandboxes and refuses new calls; kills every sessions session too when the
+   * sessions is the toolset's own. Idempotent.
    */
   close(): Promise<void>;
 }
@@ -80,7 +80,7 @@ export function createSandboxToolset(options: SandboxToolsetOptions = {}): Sandb
       backend: true,
       workspace: true,
       settings: true,
-      registry: true,
+      sessions: true,
       backendOptions: true,
       env: true,
     },
@@ -98,9 +98,9 @@ export function createSandboxToolset(options: SandboxToolsetOptions = {}): Sandb
         ...(typeof options.backend === 'string' ? { explicit: options.backend } : {}),
       });
   const settings = { ...sandboxToolSettingsFromEnv(env), ...options.settings };
-  const registry =
-    options.registry ??
-    createSandboxRegistry({
+  const sessions =
+    options.sessions ??
+    createSandboxSessionPool({
       ttlMs: settings.ttlMs,
       idleTtlMs: settings.idleTtlMs,
       maxSessions: settings.maxSessions,
@@ -113,10 +113,10 @@ export function createSandboxToolset(options: SandboxToolsetOptions = {}): Sandb
       : isWorkspace(root)
         ? root
         : { rootFor: (context) => resolveWorkspaceRoot(root, context) };
-  const runtime = createSandboxRuntime({
+  const setup = createSandboxSetup({
     resolved,
     settings,
-    registry,
+    sessions,
     workspace,
     ...(given ? { backend: given } : {}),
     backendOptions: {
@@ -129,16 +129,16 @@ export function createSandboxToolset(options: SandboxToolsetOptions = {}): Sandb
     },
   });
   return {
-    tools: [sandboxStatusTool(runtime), runCommandTool(runtime), runCodeTool(runtime)],
-    registry,
-    backend: { name: resolved.name, source: resolved.source, isolated: runtime.isolated },
+    tools: [sandboxStatusTool(setup), runCommandTool(setup), runCodeTool(setup)],
+    sessions,
+    backend: { name: resolved.name, source: resolved.source, isolated: setup.isolated },
     close: async () => {
-      await runtime.close();
-      if (!options.registry) await registry.close();
+      await setup.close();
+      if (!options.sessions) await sessions.close();
     },
   };
 }
 
-export type { SandboxWorkspace } from './sandbox-runtime.js';
+export type { SandboxWorkspace } from './sandbox-setup.js';
 export type { SandboxToolSettings } from './sandbox-tool-settings.js';
 export type { WorkspaceSyncLimits, WorkspaceSyncReport } from './workspace-sync.js';

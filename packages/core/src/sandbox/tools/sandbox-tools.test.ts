@@ -233,7 +233,7 @@ describe('run_command', () => {
     await call(set, 'run_command', { command: 'echo two' }, { accountId: 'a' });
     expect(e2b.sandboxes).toHaveLength(2);
     expect(e2b.sandboxes.every((sandbox) => sandbox.killed)).toBe(true);
-    expect(set.registry.entries()).toHaveLength(0);
+    expect(set.sessions.entries()).toHaveLength(0);
   });
 });
 

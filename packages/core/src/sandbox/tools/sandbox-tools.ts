@@ -12,7 +12,7 @@ import { modelSafeErrorMessage } from '../../util/sanitize-message.js';
 import { checkCommandPolicy } from '../command-policy.js';
 import type { SandboxCommandResult } from '../sandbox-backend.js';
 import { filterModelEnv } from './model-env.js';
-import { type CallSession, SANDBOX_BOUNDARIES, type SandboxRuntime } from './sandbox-runtime.js';
+import { type CallSession, SANDBOX_BOUNDARIES, type SandboxSetup } from './sandbox-setup.js';
 
 const GROUP = 'sandbox';
 const envInput = z
@@ -44,8 +44,8 @@ function failure(error: unknown, extra: Record<string, unknown>): Record<string,
   };
 }
 
-function disabled(runtime: SandboxRuntime): Record<string, unknown> | undefined {
-  if (runtime.resolved.name !== 'disabled') return undefined;
+function disabled(setup: SandboxSetup): Record<string, unknown> | undefined {
+  if (setup.resolved.name !== 'disabled') return undefined;
   return {
     ok: false,
     error_type: 'sandbox_disabled',
@@ -57,9 +57,9 @@ function disabled(runtime: SandboxRuntime): Record<string, unknown> | undefined 
 }
 
 /** The model's limit in seconds, capped; the default when absent. */
-function timeoutMsOf(runtime: SandboxRuntime, seconds: number | undefined): number {
-  const wanted = seconds === undefined ? runtime.settings.commandTimeoutMs : seconds * 1000;
-  return Math.max(1, Math.min(Math.round(wanted), runtime.settings.maxCommandTimeoutMs));
+function timeoutMsOf(setup: SandboxSetup, seconds: number | undefined): number {
+  const wanted = seconds === undefined ? setup.settings.commandTimeoutMs : seconds * 1000;
+  return Math.max(1, Math.min(Math.round(wanted), setup.settings.maxCommandTimeoutMs));
 }
 
 /** The fields every command result shares. */
@@ -81,14 +81,14 @@ function commandFields(result: SandboxCommandResult): Record<string, unknown> {
 
 /** Runs `fn` on the call's session, always ending the lease (or killing a per-call sandbox). */
 async function onSession(
-  runtime: SandboxRuntime,
+  setup: SandboxSetup,
   context: InvocationContext,
   fn: (call: CallSession) => Promise<Record<string, unknown>>,
 ): Promise<Record<string, unknown>> {
-  const backend = `sandbox/${runtime.resolved.name}`;
+  const backend = `sandbox/${setup.resolved.name}`;
   let call: CallSession;
   try {
-    call = await runtime.sessionFor(context);
+    call = await setup.sessionFor(context);
   } catch (error) {
     return failure(error, { backend });
   }
@@ -106,7 +106,7 @@ async function onSession(
 }
 
 /** `sandbox_status` (low risk): the backend, its limits and the caller's own session; runs nothing. */
-export function sandboxStatusTool(runtime: SandboxRuntime): Tool {
+export function sandboxStatusTool(setup: SandboxSetup): Tool {
   return defineTool({
     name: 'sandbox_status',
     description:
@@ -115,9 +115,9 @@ export function sandboxStatusTool(runtime: SandboxRuntime): Tool {
     group: GROUP,
     policy: { riskLevel: 'low' },
     execute: async () => {
-      const { settings, resolved } = runtime;
-      const key = runtime.keyOf(getInvocationContextOrEmpty());
-      const entry = key === undefined ? undefined : runtime.registry.get(key);
+      const { settings, resolved } = setup;
+      const key = setup.keyOf(getInvocationContextOrEmpty());
+      const entry = key === undefined ? undefined : setup.sessions.get(key);
       const seconds = (ms: number | undefined) =>
         ms === undefined ? null : new Date(ms).toISOString();
       return {
@@ -125,7 +125,7 @@ export function sandboxStatusTool(runtime: SandboxRuntime): Tool {
         backend: resolved.name,
         backend_source: resolved.source,
         enabled: resolved.name !== 'disabled',
-        isolated: runtime.isolated,
+        isolated: setup.isolated,
         template_bound: Boolean(settings.templateId),
         template_id: settings.templateId ?? '',
         timeout_seconds: settings.lifetimeSeconds,
@@ -147,7 +147,7 @@ export function sandboxStatusTool(runtime: SandboxRuntime): Tool {
 }
 
 /** `run_command` (high risk): a shell command in the caller's sandbox, screened, bounded, budgeted. */
-export function runCommandTool(runtime: SandboxRuntime): Tool {
+export function runCommandTool(setup: SandboxSetup): Tool {
   return defineTool({
     name: 'run_command',
     description:
@@ -161,7 +161,7 @@ export function runCommandTool(runtime: SandboxRuntime): Tool {
     }),
     group: GROUP,
     policy: { riskLevel: 'high', sideEffects: ['code_execution'], approvalScopes: ['sandbox'] },
-    timeoutMs: runtime.settings.maxCommandTimeoutMs + 120_000,
+    timeoutMs: setup.settings.maxCommandTimeoutMs + 120_000,
     boundary: 'sandbox',
     resultBudget: { fields: ['stdout', 'stderr'] },
     execute: async ({ command, cwd, timeout, env, background }, context) => {
@@ -173,22 +173,22 @@ export function runCommandTool(runtime: SandboxRuntime): Tool {
           error_type: 'background_not_supported',
           error_message: 'background commands are not supported; run it in the foreground',
         };
-      const off = disabled(runtime);
+      const off = disabled(setup);
       if (off) return off;
       const filtered = filterModelEnv(env);
       if (!filtered.ok)
         return { ok: false, error_type: 'invalid_env', error_message: filtered.error_message };
-      return onSession(runtime, getInvocationContextOrEmpty(), async ({ session }) => {
+      return onSession(setup, getInvocationContextOrEmpty(), async ({ session }) => {
         const result = await session.run({
           argv: ['sh', '-c', command],
           ...(cwd ? { cwd } : {}),
           env: filtered.env,
-          timeoutMs: timeoutMsOf(runtime, timeout),
+          timeoutMs: timeoutMsOf(setup, timeout),
           signal: context.signal,
         });
         return {
           ...commandFields(result),
-          backend: `sandbox/${runtime.resolved.name}`,
+          backend: `sandbox/${setup.resolved.name}`,
           sandbox_id: session.id,
           // The command the model sent, shortened: the model has it, and a long one would crowd
           // out the output in the result budget.
@@ -215,7 +215,7 @@ const LANGUAGES: Readonly<Record<string, { language: string; program: string; ex
 };
 
 /** `run_code` (high risk): a snippet in an isolated sandbox only (bubblewrap, e2b). */
-export function runCodeTool(runtime: SandboxRuntime): Tool {
+export function runCodeTool(setup: SandboxSetup): Tool {
   return defineTool({
     name: 'run_code',
     description:
@@ -228,21 +228,21 @@ export function runCodeTool(runtime: SandboxRuntime): Tool {
     }),
     group: GROUP,
     policy: { riskLevel: 'high', sideEffects: ['code_execution'], approvalScopes: ['sandbox'] },
-    timeoutMs: runtime.settings.maxCommandTimeoutMs + 120_000,
+    timeoutMs: setup.settings.maxCommandTimeoutMs + 120_000,
     boundary: 'sandbox',
     resultBudget: { fields: ['stdout', 'stderr'] },
     execute: async ({ code, language = 'python', timeout, env }, context) => {
       if (!code.trim())
         return { ok: false, error_type: 'code_required', error_message: 'code is required' };
-      const off = disabled(runtime);
+      const off = disabled(setup);
       if (off) return off;
-      const backend = `sandbox/${runtime.resolved.name}`;
-      const boundary = SANDBOX_BOUNDARIES[runtime.resolved.name];
-      if (!runtime.isolated)
+      const backend = `sandbox/${setup.resolved.name}`;
+      const boundary = SANDBOX_BOUNDARIES[setup.resolved.name];
+      if (!setup.isolated)
         return {
           ok: false,
           error_type: 'isolated_sandbox_required',
-          error_message: `run_code needs an isolated sandbox (bubblewrap or e2b); ${runtime.resolved.name} is not isolated`,
+          error_message: `run_code needs an isolated sandbox (bubblewrap or e2b); ${setup.resolved.name} is not isolated`,
           backend,
           boundary,
         };
@@ -257,13 +257,13 @@ export function runCodeTool(runtime: SandboxRuntime): Tool {
       const filtered = filterModelEnv(env);
       if (!filtered.ok)
         return { ok: false, error_type: 'invalid_env', error_message: filtered.error_message };
-      return onSession(runtime, getInvocationContextOrEmpty(), async ({ session }) => {
+      return onSession(setup, getInvocationContextOrEmpty(), async ({ session }) => {
         const file = `.ksadk-run-code/${randomBytes(16).toString('hex')}.${spec.ext}`;
         await session.writeFile(file, code);
         const result = await session.run({
           argv: [spec.program, file],
           env: filtered.env,
-          timeoutMs: timeoutMsOf(runtime, timeout),
+          timeoutMs: timeoutMsOf(setup, timeout),
           signal: context.signal,
         });
         return {

@@ -19,8 +19,8 @@ import {
   recordFullRead,
   WORKSPACE_BOUNDARY,
   WORKSPACE_GROUP,
-  type WorkspaceRuntime,
-} from '../workspace-runtime.js';
+  type WorkspaceSetup,
+} from '../workspace-setup.js';
 
 type Loaded =
   | { loaded: true; root: string; target: ResolvedWorkspacePath; text: string }
@@ -28,15 +28,15 @@ type Loaded =
 
 /** Resolves, checks the read state and loads the file an edit applies to. */
 async function loadForEdit(
-  runtime: WorkspaceRuntime,
+  setup: WorkspaceSetup,
   context: ToolExecutionContext,
   shown: string,
 ): Promise<Loaded> {
-  const root = await runtime.rootFor(context.invocation);
+  const root = await setup.rootFor(context.invocation);
   const target = await resolveWorkspacePath(root, shown, { mustExist: true });
   if (isPathError(target)) return { loaded: false, failure: { ...target } };
-  const { account, session } = runtime.keyOf(context.invocation);
-  const record = runtime.readState.get(account, session, target.relative);
+  const { account, session } = setup.keyOf(context.invocation);
+  const record = setup.readState.get(account, session, target.relative);
   if (!record) {
     return {
       loaded: false,
@@ -78,7 +78,7 @@ async function loadForEdit(
  * and builds the budgeted diff. `undefined` when the directory left the workspace mid-write.
  */
 async function saveEdit(
-  runtime: WorkspaceRuntime,
+  setup: WorkspaceSetup,
   context: ToolExecutionContext,
   toolName: string,
   root: string,
@@ -98,7 +98,7 @@ async function saveEdit(
     if (error instanceof DirectoryEscapeError) return undefined;
     throw error;
   }
-  const size = await recordFullRead(runtime, context.invocation, target, after);
+  const size = await recordFullRead(setup, context.invocation, target, after);
   const mtimeNs = (await stat(target.absolute, { bigint: true })).mtimeNs;
   const { createTwoFilesPatch } = await loadDiff();
   const diff = createTwoFilesPatch(
@@ -155,7 +155,7 @@ const editShape = {
 };
 
 /** `edit_workspace_file`. */
-export function editWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
+export function editWorkspaceFileTool(setup: WorkspaceSetup): Tool {
   return defineTool({
     name: 'edit_workspace_file',
     description:
@@ -173,13 +173,13 @@ export function editWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
           path: echoValue(input.path),
         };
       }
-      const loaded = await loadForEdit(runtime, context, input.path);
+      const loaded = await loadForEdit(setup, context, input.path);
       if (!loaded.loaded) return loaded.failure;
       const { diffChars } = await loadDiff();
       const outcome = applyEdit(loaded.text, toEditRequest(input), diffChars);
       if (!outcome.ok) return { ...outcome, path: loaded.target.relative };
       const saved = await saveEdit(
-        runtime,
+        setup,
         context,
         'edit_workspace_file',
         loaded.root,
@@ -200,7 +200,7 @@ export function editWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
 }
 
 /** `multi_edit_workspace_file`: several edits to one file, all or nothing. */
-export function multiEditWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
+export function multiEditWorkspaceFileTool(setup: WorkspaceSetup): Tool {
   return defineTool({
     name: 'multi_edit_workspace_file',
     description:
@@ -227,7 +227,7 @@ export function multiEditWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
           path: input.path,
         };
       }
-      const loaded = await loadForEdit(runtime, context, input.path);
+      const loaded = await loadForEdit(setup, context, input.path);
       if (!loaded.loaded) return loaded.failure;
       const { diffChars } = await loadDiff();
       let text = loaded.text;
@@ -260,7 +260,7 @@ export function multiEditWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
         });
       }
       const saved = await saveEdit(
-        runtime,
+        setup,
         context,
         'multi_edit_workspace_file',
         loaded.root,

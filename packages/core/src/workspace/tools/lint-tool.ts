@@ -3,11 +3,7 @@ import { defineTool } from '../../tool/define-tool.js';
 import type { Tool } from '../../tool/tool.js';
 import { readWorkspaceText } from '../text-file.js';
 import { splitLines } from '../text-lines.js';
-import {
-  WORKSPACE_BOUNDARY,
-  WORKSPACE_GROUP,
-  type WorkspaceRuntime,
-} from '../workspace-runtime.js';
+import { WORKSPACE_BOUNDARY, WORKSPACE_GROUP, type WorkspaceSetup } from '../workspace-setup.js';
 
 type Language = 'python' | 'json' | 'markdown' | 'text' | 'javascript' | 'typescript';
 
@@ -177,7 +173,7 @@ async function pythonIssues(text: string): Promise<LintIssue[] | undefined> {
 }
 
 /** `lint_workspace_file`. */
-export function lintWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
+export function lintWorkspaceFileTool(setup: WorkspaceSetup): Tool {
   return defineTool({
     name: 'lint_workspace_file',
     description:
@@ -194,7 +190,7 @@ export function lintWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
     group: WORKSPACE_GROUP,
     boundary: WORKSPACE_BOUNDARY,
     execute: async (input, context) => {
-      const root = await runtime.rootFor(context.invocation);
+      const root = await setup.rootFor(context.invocation);
       const opened = await readWorkspaceText(root, input.path);
       if (!('file' in opened)) return opened;
       const { target, file } = opened;

@@ -7,14 +7,10 @@ import { readPersistedText, readWorkspaceText } from '../text-file.js';
 import { splitLines } from '../text-lines.js';
 import { globFilter, walkWorkspace } from '../walk.js';
 import { isPathError, resolveWorkspacePath } from '../workspace-paths.js';
-import {
-  WORKSPACE_BOUNDARY,
-  WORKSPACE_GROUP,
-  type WorkspaceRuntime,
-} from '../workspace-runtime.js';
+import { WORKSPACE_BOUNDARY, WORKSPACE_GROUP, type WorkspaceSetup } from '../workspace-setup.js';
 
 /** `workspace_status`: a quick look at what the workspace holds. */
-export function workspaceStatusTool(runtime: WorkspaceRuntime): Tool {
+export function workspaceStatusTool(setup: WorkspaceSetup): Tool {
   return defineTool({
     name: 'workspace_status',
     description:
@@ -23,7 +19,7 @@ export function workspaceStatusTool(runtime: WorkspaceRuntime): Tool {
     group: WORKSPACE_GROUP,
     boundary: WORKSPACE_BOUNDARY,
     execute: async (_input, context) => {
-      const root = await runtime.rootFor(context.invocation);
+      const root = await setup.rootFor(context.invocation);
       const walk = await walkWorkspace(root, root, { recursive: true, signal: context.signal });
       const files = walk.entries
         .filter((entry) => entry.type === 'file')
@@ -42,7 +38,7 @@ export function workspaceStatusTool(runtime: WorkspaceRuntime): Tool {
 }
 
 /** `list_workspace_files`. */
-export function listWorkspaceFilesTool(runtime: WorkspaceRuntime): Tool {
+export function listWorkspaceFilesTool(setup: WorkspaceSetup): Tool {
   return defineTool({
     name: 'list_workspace_files',
     description:
@@ -58,7 +54,7 @@ export function listWorkspaceFilesTool(runtime: WorkspaceRuntime): Tool {
     group: WORKSPACE_GROUP,
     boundary: WORKSPACE_BOUNDARY,
     execute: async (input, context) => {
-      const root = await runtime.rootFor(context.invocation);
+      const root = await setup.rootFor(context.invocation);
       const target = await resolveWorkspacePath(root, input.path, { mustExist: true });
       if (isPathError(target)) return target;
       const matches = await globFilter(input.glob);
@@ -118,7 +114,7 @@ export function listWorkspaceFilesTool(runtime: WorkspaceRuntime): Tool {
 }
 
 /** `read_workspace_file`. */
-export function readWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
+export function readWorkspaceFileTool(setup: WorkspaceSetup): Tool {
   return defineTool({
     name: 'read_workspace_file',
     description:
@@ -143,7 +139,7 @@ export function readWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
       const handle = isResultHandle(input.path);
       const opened = handle
         ? await readPersistedText(input.path, context.gateway.budget, context.invocation)
-        : await readWorkspaceText(await runtime.rootFor(context.invocation), input.path);
+        : await readWorkspaceText(await setup.rootFor(context.invocation), input.path);
       if (!('file' in opened)) return opened;
       const { target, file } = opened;
       const lines = splitLines(file.text);
@@ -175,8 +171,8 @@ export function readWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
       });
       const partial = start !== 1 || end !== total || Boolean(budgeted['content_truncated']);
       if (!handle) {
-        const { account, session } = runtime.keyOf(context.invocation);
-        runtime.readState.set(account, session, target.relative, {
+        const { account, session } = setup.keyOf(context.invocation);
+        setup.readState.set(account, session, target.relative, {
           mtimeNs: file.mtimeNs,
           sizeBytes: file.sizeBytes,
           startLine: start,

@@ -6,14 +6,10 @@ import { echoValue } from '../../util/sanitize-message.js';
 import { compileQuery, MAX_QUERY_CHARS, searchWorkspace } from '../search/search-files.js';
 import { globFilter } from '../walk.js';
 import { isPathError, resolveWorkspacePath } from '../workspace-paths.js';
-import {
-  WORKSPACE_BOUNDARY,
-  WORKSPACE_GROUP,
-  type WorkspaceRuntime,
-} from '../workspace-runtime.js';
+import { WORKSPACE_BOUNDARY, WORKSPACE_GROUP, type WorkspaceSetup } from '../workspace-setup.js';
 
 /** `search_workspace_files`. */
-export function searchWorkspaceFilesTool(runtime: WorkspaceRuntime): Tool {
+export function searchWorkspaceFilesTool(setup: WorkspaceSetup): Tool {
   return defineTool({
     name: 'search_workspace_files',
     description:
@@ -39,7 +35,7 @@ export function searchWorkspaceFilesTool(runtime: WorkspaceRuntime): Tool {
       if ('ok' in compiled) return compiled;
       const matchesGlob = await globFilter(input.glob);
       if (typeof matchesGlob !== 'function') return matchesGlob;
-      const root = await runtime.rootFor(context.invocation);
+      const root = await setup.rootFor(context.invocation);
       const base = await resolveWorkspacePath(root, input.path, { mustExist: true });
       if (isPathError(base)) return base;
       if (base.kind !== 'file' && base.kind !== 'directory') {
@@ -60,7 +56,7 @@ export function searchWorkspaceFilesTool(runtime: WorkspaceRuntime): Tool {
           caseSensitive: input.case_sensitive,
           contextLines: input.context_lines,
           maxResults: input.max_results,
-          useRipgrep: runtime.useRipgrep,
+          useRipgrep: setup.useRipgrep,
           signal: context.signal,
         },
         compiled,

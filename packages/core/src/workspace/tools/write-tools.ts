@@ -20,8 +20,8 @@ import {
   recordFullRead,
   WORKSPACE_BOUNDARY,
   WORKSPACE_GROUP,
-  type WorkspaceRuntime,
-} from '../workspace-runtime.js';
+  type WorkspaceSetup,
+} from '../workspace-setup.js';
 
 const MAX_BATCH = 100;
 
@@ -63,9 +63,9 @@ async function ensureParents(root: string, target: string, mode: number): Promis
 /** An existing file keeps its permissions; a new one gets the toolset's file mode. */
 async function modeFor(
   target: { exists: boolean; absolute: string },
-  runtime: WorkspaceRuntime,
+  setup: WorkspaceSetup,
 ): Promise<number> {
-  if (!target.exists) return runtime.fileMode;
+  if (!target.exists) return setup.fileMode;
   return (await stat(target.absolute)).mode & 0o777;
 }
 
@@ -84,7 +84,7 @@ function tooLarge(shown: string, bytes: number, max: number) {
 }
 
 /** `write_workspace_file`. */
-export function writeWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
+export function writeWorkspaceFileTool(setup: WorkspaceSetup): Tool {
   return defineTool({
     name: 'write_workspace_file',
     description:
@@ -98,7 +98,7 @@ export function writeWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
     group: WORKSPACE_GROUP,
     boundary: WORKSPACE_BOUNDARY,
     execute: async (input, context) => {
-      const root = await runtime.rootFor(context.invocation);
+      const root = await setup.rootFor(context.invocation);
       const target = await resolveWorkspacePath(root, input.path);
       if (isPathError(target)) return target;
       if (target.relative === '.' || target.kind === 'directory') {
@@ -110,7 +110,7 @@ export function writeWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
         };
       }
       const bytes = Buffer.byteLength(input.content, 'utf8');
-      if (bytes > runtime.maxWriteBytes) return tooLarge(input.path, bytes, runtime.maxWriteBytes);
+      if (bytes > setup.maxWriteBytes) return tooLarge(input.path, bytes, setup.maxWriteBytes);
       if (target.exists && !input.overwrite) {
         return {
           ok: false,
@@ -122,7 +122,7 @@ export function writeWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
       let created: string[] = [];
       let dir: PinnedDir;
       try {
-        created = await ensureParents(root, target.absolute, runtime.dirMode);
+        created = await ensureParents(root, target.absolute, setup.dirMode);
         dir = await pinDirectory(root, path.dirname(target.absolute));
       } catch (error) {
         await removeQuietly([], created);
@@ -132,7 +132,7 @@ export function writeWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
       const name = path.basename(target.absolute);
       const temp = dir.entry(tempName());
       try {
-        await writeNewFile(temp, input.content, await modeFor(target, runtime));
+        await writeNewFile(temp, input.content, await modeFor(target, setup));
         if (!(await dir.stillInside())) throw new DirectoryEscapeError();
         if (input.overwrite) await rename(temp, dir.entry(name));
         else {
@@ -154,14 +154,14 @@ export function writeWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
       } finally {
         await dir.close();
       }
-      const size = await recordFullRead(runtime, context.invocation, target, input.content);
+      const size = await recordFullRead(setup, context.invocation, target, input.content);
       return { ok: true, path: target.relative, size };
     },
   });
 }
 
 /** `write_workspace_files`: up to 100 files, all or nothing. */
-export function writeWorkspaceFilesTool(runtime: WorkspaceRuntime): Tool {
+export function writeWorkspaceFilesTool(setup: WorkspaceSetup): Tool {
   return defineTool({
     name: 'write_workspace_files',
     description:
@@ -174,7 +174,7 @@ export function writeWorkspaceFilesTool(runtime: WorkspaceRuntime): Tool {
     group: WORKSPACE_GROUP,
     boundary: WORKSPACE_BOUNDARY,
     execute: async (input, context) => {
-      const root = await runtime.rootFor(context.invocation);
+      const root = await setup.rootFor(context.invocation);
       const batch = input.files.slice(0, MAX_BATCH);
       const targets: ResolvedWorkspacePath[] = [];
       const seen = new Set<string>();
@@ -203,9 +203,9 @@ export function writeWorkspaceFilesTool(runtime: WorkspaceRuntime): Tool {
         }
         seen.add(target.relative);
         const bytes = Buffer.byteLength(file.content, 'utf8');
-        if (bytes > runtime.maxWriteBytes)
+        if (bytes > setup.maxWriteBytes)
           return {
-            ...tooLarge(file.path, bytes, runtime.maxWriteBytes),
+            ...tooLarge(file.path, bytes, setup.maxWriteBytes),
             failed_index: index,
             written: [],
           };
@@ -232,12 +232,12 @@ export function writeWorkspaceFilesTool(runtime: WorkspaceRuntime): Tool {
         pins.get(path.dirname(absolute))!.entry(path.basename(absolute));
       try {
         for (const [index, target] of targets.entries()) {
-          createdDirs.push(...(await ensureParents(root, target.absolute, runtime.dirMode)));
+          createdDirs.push(...(await ensureParents(root, target.absolute, setup.dirMode)));
           const parent = path.dirname(target.absolute);
           if (!pins.has(parent)) pins.set(parent, await pinDirectory(root, parent));
           const temp = pins.get(parent)!.entry(tempName());
           temps.push(temp);
-          await writeNewFile(temp, batch[index]!.content, await modeFor(target, runtime));
+          await writeNewFile(temp, batch[index]!.content, await modeFor(target, setup));
         }
         for (const pin of pins.values()) {
           if (!(await pin.stillInside())) throw new DirectoryEscapeError();
@@ -281,7 +281,7 @@ export function writeWorkspaceFilesTool(runtime: WorkspaceRuntime): Tool {
       for (const [index, target] of targets.entries()) {
         written.push({
           path: target.relative,
-          size: await recordFullRead(runtime, context.invocation, target, batch[index]!.content),
+          size: await recordFullRead(setup, context.invocation, target, batch[index]!.content),
         });
       }
       return { ok: true, written, truncated: input.files.length > MAX_BATCH };
@@ -290,7 +290,7 @@ export function writeWorkspaceFilesTool(runtime: WorkspaceRuntime): Tool {
 }
 
 /** `delete_workspace_file`. */
-export function deleteWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
+export function deleteWorkspaceFileTool(setup: WorkspaceSetup): Tool {
   return defineTool({
     name: 'delete_workspace_file',
     description:
@@ -300,7 +300,7 @@ export function deleteWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
     group: WORKSPACE_GROUP,
     boundary: WORKSPACE_BOUNDARY,
     execute: async (input, context) => {
-      const root = await runtime.rootFor(context.invocation);
+      const root = await setup.rootFor(context.invocation);
       const target = await resolveWorkspacePath(root, input.path, {
         mustExist: true,
         keepFinalSymlink: true,
@@ -331,8 +331,8 @@ export function deleteWorkspaceFileTool(runtime: WorkspaceRuntime): Tool {
       } else {
         await unlink(target.absolute);
       }
-      const { account, session } = runtime.keyOf(context.invocation);
-      runtime.readState.delete(account, session, target.relative);
+      const { account, session } = setup.keyOf(context.invocation);
+      setup.readState.delete(account, session, target.relative);
       return { ok: true, deleted: target.relative, type: target.kind };
     },
   });

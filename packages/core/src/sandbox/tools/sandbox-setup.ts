@@ -8,7 +8,7 @@ import {
 } from '../create-sandbox-backend.js';
 import type { ResolvedSandboxBackend } from '../resolve-backend.js';
 import type { SandboxBackend, SandboxSession } from '../sandbox-backend.js';
-import type { SandboxRegistry } from '../sandbox-registry.js';
+import type { SandboxSessionPool } from '../session-pool.js';
 import type { SandboxToolSettings } from './sandbox-tool-settings.js';
 import { syncWorkspaceToSandbox, type WorkspaceSyncReport } from './workspace-sync.js';
 
@@ -36,25 +36,25 @@ export interface CallSession {
 }
 
 /** The shared state of one sandbox toolset. */
-export interface SandboxRuntime {
+export interface SandboxSetup {
   readonly resolved: ResolvedSandboxBackend;
   readonly settings: SandboxToolSettings;
-  readonly registry: SandboxRegistry;
+  readonly sessions: SandboxSessionPool;
   /** Whether the backend isolates commands (false for `local_process` and `disabled`). */
   readonly isolated: boolean;
-  /** The registry key of a call, or `undefined` when the call has no session (a per-call sandbox). */
+  /** The sessions key of a call, or `undefined` when the call has no session (a per-call sandbox). */
   keyOf(context: InvocationContext): string | undefined;
   /** A session for the call: the caller's reused one, or a per-call one killed at `done`. */
   sessionFor(context: InvocationContext): Promise<CallSession>;
-  /** Kills the per-call sandboxes still running and refuses new calls (the registry closes apart). */
+  /** Kills the per-call sandboxes still running and refuses new calls (the sessions closes apart). */
   close(): Promise<void>;
 }
 
-/** Options the runtime is built from. */
-export interface SandboxRuntimeOptions {
+/** Options the setup is built from. */
+export interface SandboxSetupOptions {
   resolved: ResolvedSandboxBackend;
   settings: SandboxToolSettings;
-  registry: SandboxRegistry;
+  sessions: SandboxSessionPool;
   workspace: SandboxWorkspace | undefined;
   backend?: SandboxBackend;
   backendOptions: CreateSandboxBackendOptions;
@@ -99,9 +99,9 @@ async function withinDeadline(
 const label = (key: string): string =>
   `ksadk-${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
 
-/** Builds the runtime; the backend itself is created on first use (a `setup` error is a result). */
-export function createSandboxRuntime(options: SandboxRuntimeOptions): SandboxRuntime {
-  const { resolved, settings, registry, workspace } = options;
+/** Builds the setup; the backend itself is created on first use (a `setup` error is a result). */
+export function createSandboxSetup(options: SandboxSetupOptions): SandboxSetup {
+  const { resolved, settings, sessions, workspace } = options;
   let backend: SandboxBackend | undefined = options.backend;
   const backendFor = (): SandboxBackend => {
     backend ??= createSandboxBackend(resolved.name, options.backendOptions);
@@ -156,7 +156,7 @@ export function createSandboxRuntime(options: SandboxRuntimeOptions): SandboxRun
   return {
     resolved,
     settings,
-    registry,
+    sessions,
     isolated,
     keyOf,
     sessionFor: async (context) => {
@@ -183,7 +183,7 @@ export function createSandboxRuntime(options: SandboxRuntimeOptions): SandboxRun
         };
       }
       let synced: WorkspaceSyncReport | undefined;
-      const lease = await registry.acquire(key, async () => {
+      const lease = await sessions.acquire(key, async () => {
         const made = await withinDeadline(() => create(context, label(key)), createTimeoutMs);
         synced = made.synced;
         return made.session;

@@ -1,8 +1,8 @@
 import { KsadkError } from '../errors/ksadk-error.js';
 import type { SandboxSession } from './sandbox-backend.js';
 
-/** Options for {@link createSandboxRegistry}. */
-export interface SandboxRegistryOptions {
+/** Options for {@link createSandboxSessionPool}. */
+export interface SandboxSessionPoolOptions {
   /** Hard lifetime of a session from its creation; never extended. @default 600_000 */
   ttlMs?: number;
   /** A session unused this long is reclaimed; `0` turns idle reclamation off. @default 300_000 */
@@ -16,7 +16,7 @@ export interface SandboxRegistryOptions {
 }
 
 /** One live session and its bookkeeping (times in epoch milliseconds). */
-export interface SandboxRegistryEntry {
+export interface SandboxPoolEntry {
   readonly key: string;
   readonly session: SandboxSession;
   readonly createdAt: number;
@@ -26,9 +26,9 @@ export interface SandboxRegistryEntry {
   inUse: number;
 }
 
-/** A session handed out by {@link SandboxRegistry.acquire}; call `release` when the command ends. */
+/** A session handed out by {@link SandboxSessionPool.acquire}; call `release` when the command ends. */
 export interface SandboxLease {
-  readonly entry: SandboxRegistryEntry;
+  readonly entry: SandboxPoolEntry;
   /** True when this call created the session. */
   readonly created: boolean;
   /** Marks the command finished (idempotent); the idle clock restarts now. */
@@ -36,7 +36,7 @@ export interface SandboxLease {
 }
 
 /** Sessions keyed by caller, reused across calls and reclaimed by age, idleness and count. */
-export interface SandboxRegistry {
+export interface SandboxSessionPool {
   /**
    * The live session for `key`, or a new one from `create`. Creation runs outside any global lock;
    * concurrent calls for one key share one creation.
@@ -46,9 +46,9 @@ export interface SandboxRegistry {
    */
   acquire(key: string, create: () => Promise<SandboxSession>): Promise<SandboxLease>;
   /** The entry for `key`, when live. */
-  get(key: string): SandboxRegistryEntry | undefined;
+  get(key: string): SandboxPoolEntry | undefined;
   /** Live entries. */
-  entries(): SandboxRegistryEntry[];
+  entries(): SandboxPoolEntry[];
   /** Kills expired and idle sessions that are not in use; returns how many were killed. */
   sweep(): Promise<number>;
   /** Kills the session for `key` now (also when in use). */
@@ -67,7 +67,7 @@ async function killQuietly(session: SandboxSession): Promise<void> {
 }
 
 /**
- * Creates a sandbox session registry: a hard TTL from
+ * Creates a sandbox session pool: a hard TTL from
  * creation, an idle TTL, a maximum count with least-recently-used eviction of idle sessions, an
  * in-use count so a running command is never reaped (an expired entry in use is retired: new
  * calls get a fresh session, and the old one is killed when its last command ends), one in-flight
@@ -76,31 +76,33 @@ async function killQuietly(session: SandboxSession): Promise<void> {
  *
  * @example
  * ```ts
- * const registry = createSandboxRegistry({ ttlMs: 600_000, maxSessions: 8 });
- * const lease = await registry.acquire('acme/s1', () => backend.createSession({ sessionId: 's1' }));
+ * const sessions = createSandboxSessionPool({ ttlMs: 600_000, maxSessions: 8 });
+ * const lease = await sessions.acquire('acme/s1', () => backend.createSession({ sessionId: 's1' }));
  * try {
  *   await lease.entry.session.run({ argv: ['ls'], timeoutMs: 5_000 });
  * } finally {
  *   lease.release();
  * }
- * await registry.close();
+ * await sessions.close();
  * ```
  */
-export function createSandboxRegistry(options: SandboxRegistryOptions = {}): SandboxRegistry {
+export function createSandboxSessionPool(
+  options: SandboxSessionPoolOptions = {},
+): SandboxSessionPool {
   const ttlMs = Math.max(1_000, options.ttlMs ?? 600_000);
   const idleTtlMs = Math.max(0, options.idleTtlMs ?? 300_000);
   const maxSessions = Math.max(0, options.maxSessions ?? 32);
   const now = options.now ?? Date.now;
-  const live = new Map<string, SandboxRegistryEntry>();
-  const creating = new Map<string, Promise<SandboxRegistryEntry>>();
+  const live = new Map<string, SandboxPoolEntry>();
+  const creating = new Map<string, Promise<SandboxPoolEntry>>();
   /** Expired or evicted entries still running a command: killed when their last command ends. */
-  const retiring = new Set<SandboxRegistryEntry>();
+  const retiring = new Set<SandboxPoolEntry>();
   let closed = false;
 
-  const expired = (entry: SandboxRegistryEntry, at: number): boolean =>
+  const expired = (entry: SandboxPoolEntry, at: number): boolean =>
     entry.expiresAt <= at || (idleTtlMs > 0 && at - entry.lastUsedAt > idleTtlMs);
 
-  const retire = (entry: SandboxRegistryEntry): Promise<void> | undefined => {
+  const retire = (entry: SandboxPoolEntry): Promise<void> | undefined => {
     if (live.get(entry.key) === entry) live.delete(entry.key);
     if (entry.inUse > 0) {
       retiring.add(entry);
@@ -145,7 +147,7 @@ export function createSandboxRegistry(options: SandboxRegistryOptions = {}): San
     return kills;
   };
 
-  const lease = (entry: SandboxRegistryEntry, created: boolean): SandboxLease => {
+  const lease = (entry: SandboxPoolEntry, created: boolean): SandboxLease => {
     entry.inUse += 1;
     entry.lastUsedAt = now();
     let released = false;
@@ -172,9 +174,9 @@ export function createSandboxRegistry(options: SandboxRegistryOptions = {}): San
     key: string,
     create: () => Promise<SandboxSession>,
   ): Promise<SandboxLease> => {
-    if (closed) throw new KsadkError('unsupported', 'the sandbox registry is closed');
+    if (closed) throw new KsadkError('unsupported', 'the sandbox session pool is closed');
     await sweep();
-    if (closed) throw new KsadkError('unsupported', 'the sandbox registry is closed');
+    if (closed) throw new KsadkError('unsupported', 'the sandbox session pool is closed');
     // From here to `creating.set` nothing awaits: the count check and the reservation are one step.
     const existing = live.get(key);
     if (existing && !expired(existing, now())) return lease(existing, false);
@@ -186,11 +188,11 @@ export function createSandboxRegistry(options: SandboxRegistryOptions = {}): San
     const pending = creating.get(key);
     if (pending) return lease(await pending, false);
     kills.push(...makeRoom());
-    const creation = (async (): Promise<SandboxRegistryEntry> => {
+    const creation = (async (): Promise<SandboxPoolEntry> => {
       await Promise.all(kills);
       const session = await create();
       const at = now();
-      const entry: SandboxRegistryEntry = {
+      const entry: SandboxPoolEntry = {
         key,
         session,
         createdAt: at,
@@ -200,7 +202,7 @@ export function createSandboxRegistry(options: SandboxRegistryOptions = {}): San
       };
       if (closed) {
         await killQuietly(session);
-        throw new KsadkError('unsupported', 'the sandbox registry was closed');
+        throw new KsadkError('unsupported', 'the sandbox session pool was closed');
       }
       live.set(key, entry);
       return entry;

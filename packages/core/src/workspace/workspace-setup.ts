@@ -33,7 +33,7 @@ export interface WorkspaceOptions {
 }
 
 /** Shared state of one workspace toolset. */
-export interface WorkspaceRuntime {
+export interface WorkspaceSetup {
   rootFor(context: InvocationContext): Promise<string>;
   readonly readState: ReadStateStore;
   readonly maxWriteBytes: number;
@@ -45,7 +45,7 @@ export interface WorkspaceRuntime {
 }
 
 /** Builds the shared state from options. */
-export function createWorkspaceRuntime(options: WorkspaceOptions = {}): WorkspaceRuntime {
+export function createWorkspaceSetup(options: WorkspaceOptions = {}): WorkspaceSetup {
   // Before any call: a fresh process must not show one account another's saved state.
   reservePrivateDirectories(options.env);
   const root = options.root ?? defaultWorkspaceRoot(options.env);
@@ -68,15 +68,15 @@ export function createWorkspaceRuntime(options: WorkspaceOptions = {}): Workspac
  * without reading it again. Returns the file's size in bytes.
  */
 export async function recordFullRead(
-  runtime: WorkspaceRuntime,
+  setup: WorkspaceSetup,
   context: InvocationContext,
   target: { relative: string; absolute: string },
   text: string,
 ): Promise<number> {
   const stats = await stat(target.absolute, { bigint: true });
   const total = splitLines(text).length;
-  const { account, session } = runtime.keyOf(context);
-  runtime.readState.set(account, session, target.relative, {
+  const { account, session } = setup.keyOf(context);
+  setup.readState.set(account, session, target.relative, {
     mtimeNs: stats.mtimeNs,
     sizeBytes: Number(stats.size),
     startLine: 1,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SandboxSession } from './sandbox-backend.js';
-import { createSandboxRegistry } from './sandbox-registry.js';
+import { createSandboxSessionPool } from './session-pool.js';
 
 /** A session that records whether it was killed. */
 function fakeSession(id: string): SandboxSession & { killed: number } {
@@ -27,47 +27,51 @@ function clock(start = 1_000_000) {
   return { now: () => at, advance: (ms: number) => (at += ms) };
 }
 
-describe('createSandboxRegistry', () => {
+describe('createSandboxSessionPool', () => {
   it('reuses the live session for a key (created, then not)', async () => {
-    const registry = createSandboxRegistry({ sweepIntervalMs: 0 });
-    const first = await registry.acquire('a', async () => fakeSession('1'));
+    const sessions = createSandboxSessionPool({ sweepIntervalMs: 0 });
+    const first = await sessions.acquire('a', async () => fakeSession('1'));
     first.release();
-    const second = await registry.acquire('a', async () => fakeSession('2'));
+    const second = await sessions.acquire('a', async () => fakeSession('2'));
     second.release();
     expect([first.created, second.created]).toEqual([true, false]);
     expect(second.entry.session.id).toBe('fake:1');
-    await registry.close();
+    await sessions.close();
   });
 
   it('reclaims idle sessions, but never one running a command', async () => {
     const time = clock();
-    const registry = createSandboxRegistry({ idleTtlMs: 1_000, sweepIntervalMs: 0, now: time.now });
-    const running = await registry.acquire('busy', async () => fakeSession('busy'));
-    const idle = await registry.acquire('idle', async () => fakeSession('idle'));
+    const sessions = createSandboxSessionPool({
+      idleTtlMs: 1_000,
+      sweepIntervalMs: 0,
+      now: time.now,
+    });
+    const running = await sessions.acquire('busy', async () => fakeSession('busy'));
+    const idle = await sessions.acquire('idle', async () => fakeSession('idle'));
     idle.release();
     time.advance(5_000);
-    expect(await registry.sweep()).toBe(1);
+    expect(await sessions.sweep()).toBe(1);
     expect((idle.entry.session as ReturnType<typeof fakeSession>).killed).toBe(1);
     expect((running.entry.session as ReturnType<typeof fakeSession>).killed).toBe(0);
     // Finishing restarts the idle clock.
     running.release();
-    expect(await registry.sweep()).toBe(0);
+    expect(await sessions.sweep()).toBe(0);
     time.advance(5_000);
-    expect(await registry.sweep()).toBe(1);
-    await registry.close();
+    expect(await sessions.sweep()).toBe(1);
+    await sessions.close();
   });
 
   it('hard TTL: an expired session in use is retired — new calls get a fresh one, the old dies when its command ends', async () => {
     const time = clock();
-    const registry = createSandboxRegistry({
+    const sessions = createSandboxSessionPool({
       ttlMs: 10_000,
       idleTtlMs: 0,
       sweepIntervalMs: 0,
       now: time.now,
     });
-    const old = await registry.acquire('k', async () => fakeSession('old'));
+    const old = await sessions.acquire('k', async () => fakeSession('old'));
     time.advance(11_000);
-    const fresh = await registry.acquire('k', async () => fakeSession('new'));
+    const fresh = await sessions.acquire('k', async () => fakeSession('new'));
     expect(fresh.created).toBe(true);
     const oldSession = old.entry.session as ReturnType<typeof fakeSession>;
     expect(oldSession.killed).toBe(0);
@@ -76,40 +80,44 @@ describe('createSandboxRegistry', () => {
     old.release(); // idempotent
     expect(old.entry.inUse).toBe(0);
     fresh.release();
-    await registry.close();
+    await sessions.close();
   });
 
   it('evicts the least recently used idle session at the limit, and refuses when all are busy', async () => {
     const time = clock();
-    const registry = createSandboxRegistry({ maxSessions: 2, sweepIntervalMs: 0, now: time.now });
-    const a = await registry.acquire('a', async () => fakeSession('a'));
+    const sessions = createSandboxSessionPool({
+      maxSessions: 2,
+      sweepIntervalMs: 0,
+      now: time.now,
+    });
+    const a = await sessions.acquire('a', async () => fakeSession('a'));
     a.release();
     time.advance(10);
-    const b = await registry.acquire('b', async () => fakeSession('b'));
+    const b = await sessions.acquire('b', async () => fakeSession('b'));
     b.release();
     time.advance(10);
-    const c = await registry.acquire('c', async () => fakeSession('c'));
+    const c = await sessions.acquire('c', async () => fakeSession('c'));
     expect((a.entry.session as ReturnType<typeof fakeSession>).killed).toBe(1);
     expect(
-      registry
+      sessions
         .entries()
         .map((entry) => entry.key)
         .sort(),
     ).toEqual(['b', 'c']);
-    const b2 = await registry.acquire('b', async () => fakeSession('b2'));
-    await expect(registry.acquire('d', async () => fakeSession('d'))).rejects.toMatchObject({
+    const b2 = await sessions.acquire('b', async () => fakeSession('b2'));
+    await expect(sessions.acquire('d', async () => fakeSession('d'))).rejects.toMatchObject({
       code: 'sandbox_busy',
     });
     c.release();
     b2.release();
-    await registry.close();
+    await sessions.close();
   });
 
   it('holds the limit when many keys arrive at once', async () => {
-    const registry = createSandboxRegistry({ maxSessions: 2, sweepIntervalMs: 0 });
+    const sessions = createSandboxSessionPool({ maxSessions: 2, sweepIntervalMs: 0 });
     const results = await Promise.allSettled(
       Array.from({ length: 10 }, (_, i) =>
-        registry.acquire(`k${i}`, async () => fakeSession(`${i}`)),
+        sessions.acquire(`k${i}`, async () => fakeSession(`${i}`)),
       ),
     );
     expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(2);
@@ -120,12 +128,12 @@ describe('createSandboxRegistry', () => {
           (result.reason as { code?: string }).code === 'sandbox_busy',
       ),
     ).toHaveLength(8);
-    expect(registry.entries()).toHaveLength(2);
-    await registry.close();
+    expect(sessions.entries()).toHaveLength(2);
+    await sessions.close();
   });
 
   it('concurrent calls for one key share one creation, and other keys are not blocked by it', async () => {
-    const registry = createSandboxRegistry({ sweepIntervalMs: 0 });
+    const sessions = createSandboxSessionPool({ sweepIntervalMs: 0 });
     let creations = 0;
     let finish: () => void = () => undefined;
     const slow = new Promise<void>((resolve) => {
@@ -136,9 +144,9 @@ describe('createSandboxRegistry', () => {
       await slow;
       return fakeSession('slow');
     };
-    const waiting = Array.from({ length: 8 }, () => registry.acquire('k', create));
+    const waiting = Array.from({ length: 8 }, () => sessions.acquire('k', create));
     // Another key is created while the slow one is still booting.
-    const other = await registry.acquire('other', async () => fakeSession('other'));
+    const other = await sessions.acquire('other', async () => fakeSession('other'));
     expect(other.created).toBe(true);
     finish();
     const leases = await Promise.all(waiting);
@@ -148,25 +156,25 @@ describe('createSandboxRegistry', () => {
     expect(leases[0]!.entry.inUse).toBe(8);
     for (const lease of leases) lease.release();
     other.release();
-    await registry.close();
+    await sessions.close();
   });
 
   it('a failed creation is not cached', async () => {
-    const registry = createSandboxRegistry({ sweepIntervalMs: 0 });
+    const sessions = createSandboxSessionPool({ sweepIntervalMs: 0 });
     await expect(
-      registry.acquire('k', async () => {
+      sessions.acquire('k', async () => {
         throw new Error('boot failed');
       }),
     ).rejects.toThrow('boot failed');
-    const lease = await registry.acquire('k', async () => fakeSession('ok'));
+    const lease = await sessions.acquire('k', async () => fakeSession('ok'));
     expect(lease.created).toBe(true);
     lease.release();
-    await registry.close();
+    await sessions.close();
   });
 
   it('close() kills everything, also sessions in use and ones still being created; it is idempotent', async () => {
-    const registry = createSandboxRegistry({ sweepIntervalMs: 0 });
-    const busy = await registry.acquire('busy', async () => fakeSession('busy'));
+    const sessions = createSandboxSessionPool({ sweepIntervalMs: 0 });
+    const busy = await sessions.acquire('busy', async () => fakeSession('busy'));
     let finish: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => {
       finish = resolve;
@@ -176,33 +184,33 @@ describe('createSandboxRegistry', () => {
       started = resolve;
     });
     const booting = fakeSession('booting');
-    const creation = registry.acquire('late', async () => {
+    const creation = sessions.acquire('late', async () => {
       started();
       await gate;
       return booting;
     });
     await creating;
-    const closing = registry.close();
+    const closing = sessions.close();
     finish();
     await closing;
     await expect(creation).rejects.toMatchObject({ code: 'unsupported' });
     expect((busy.entry.session as ReturnType<typeof fakeSession>).killed).toBe(1);
     expect(booting.killed).toBe(1);
-    await registry.close();
-    await expect(registry.acquire('x', async () => fakeSession('x'))).rejects.toMatchObject({
+    await sessions.close();
+    await expect(sessions.acquire('x', async () => fakeSession('x'))).rejects.toMatchObject({
       code: 'unsupported',
     });
   });
 
   it('the background sweeper reclaims idle sessions', { timeout: 5_000 }, async () => {
-    const registry = createSandboxRegistry({ idleTtlMs: 20, sweepIntervalMs: 25 });
-    const lease = await registry.acquire('k', async () => fakeSession('k'));
+    const sessions = createSandboxSessionPool({ idleTtlMs: 20, sweepIntervalMs: 25 });
+    const lease = await sessions.acquire('k', async () => fakeSession('k'));
     lease.release();
     const session = lease.entry.session as ReturnType<typeof fakeSession>;
     const deadline = Date.now() + 3_000;
     while (session.killed === 0 && Date.now() < deadline)
       await new Promise((resolve) => setTimeout(resolve, 20));
     expect(session.killed).toBe(1);
-    await registry.close();
+    await sessions.close();
   });
 });
