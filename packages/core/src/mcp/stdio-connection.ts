@@ -89,6 +89,95 @@ const describeExit = (exit: StdioProcessExit | undefined): string | undefined =>
   return `it exited with code ${exit.code}`;
 };
 
+/** A sleep that `wakeAll()` cuts short: starts waiting out the back-off end when the connection closes. */
+function wakeableSleep(): { sleep(ms: number): Promise<void>; wakeAll(): void } {
+  const waiting = new Set<() => void>();
+  return {
+    sleep: (ms) =>
+      new Promise((resolve) => {
+        const wake = (): void => {
+          clearTimeout(timer);
+          waiting.delete(wake);
+          resolve();
+        };
+        const timer = setTimeout(wake, ms);
+        waiting.add(wake);
+      }),
+    wakeAll: () => {
+      for (const wake of [...waiting]) wake();
+    },
+  };
+}
+
+/** How a server process ended, as diagnostics report it. */
+function exitRecord(ended: StdioProcessExit): McpProcessExit {
+  return {
+    pid: ended.pid,
+    code: ended.code,
+    signal: ended.signal,
+    requested: ended.requested,
+    ...(ended.reason ? { reason: ended.reason } : {}),
+    at: new Date(),
+  };
+}
+
+/** The exit of a server that never ran (its spawn failed). */
+function spawnFailure(error: unknown): McpProcessExit {
+  const reason = (error as { code?: unknown }).code;
+  return {
+    pid: undefined,
+    code: null,
+    signal: null,
+    requested: false,
+    reason: `it could not be started${typeof reason === 'string' ? ` (${reason})` : ''}`,
+    at: new Date(),
+  };
+}
+
+/** Why a start failed, in words the toolset reports: the server's exit, a timeout, a spawn error. */
+async function startError(
+  error: unknown,
+  exit: StdioProcessExit | undefined,
+  config: McpStdioServerConfig,
+  stderr: ByteTail,
+  sandboxed: boolean,
+): Promise<Error> {
+  const code = (error as { code?: unknown }).code;
+  if (exit && !exit.requested) {
+    // bubblewrap says why it could not set the sandbox up on its first stderr line.
+    const refusal = sandboxed
+      ? stderr
+          .text()
+          .split('\n')
+          .find((line) => line.startsWith('bwrap: '))
+      : undefined;
+    return new Error(
+      `it stopped during initialisation (${describeExit(exit)}${refusal ? `; ${refusal.slice(0, 300)}` : ''})`,
+      { cause: error },
+    );
+  }
+  // The SDK is loaded already: this start ran its client.
+  const { ErrorCode } = await import('@modelcontextprotocol/sdk/types.js');
+  if (code === ErrorCode.RequestTimeout) {
+    return new Error(`it did not answer initialize within ${config.timeoutMs} ms`, {
+      cause: error,
+    });
+  }
+  if (typeof code === 'string') {
+    // spawn errors: ENOENT (no such program, or no such cwd), EACCES…
+    const reason =
+      code === 'ENOENT'
+        ? 'no such program, or no such working directory'
+        : code === 'EACCES'
+          ? 'not allowed to run it'
+          : code;
+    return new Error(`it could not be started (${config.command}: ${code}, ${reason})`, {
+      cause: error,
+    });
+  }
+  return error instanceof Error ? error : new Error(String(error));
+}
+
 /**
  * Sessions with a server run as a child process: started lazily by the first `open()`, one
  * process at a time, restarted (by the next `open()`) with back-off after it stops on its own,
@@ -106,43 +195,26 @@ export function createStdioConnection(
   const stderr = new ByteTail(STDERR_TAIL_BYTES);
   const backoff = createRestartBackoff(options.backoff);
   const running = new Set<ProcessGroupStdioTransport>();
+  const sleeper = wakeableSleep();
   let latest: ProcessGroupStdioTransport | undefined;
   let lastExit: McpProcessExit | undefined;
   let starts = 0;
   let crashes = 0;
   /** Bumped by `close()`: a start begun before it is abandoned. */
   let epoch = 0;
-  /** Starts waiting out the back-off; `close()` wakes them. */
-  const waiting = new Set<() => void>();
-  const sleep = (ms: number): Promise<void> =>
-    new Promise((resolve) => {
-      const wake = (): void => {
-        clearTimeout(timer);
-        waiting.delete(wake);
-        resolve();
-      };
-      const timer = setTimeout(wake, ms);
-      waiting.add(wake);
-    });
-
   const abandoned = (mine: number): boolean => mine !== epoch;
+  const failed = (exit: McpProcessExit): void => {
+    lastExit = exit;
+    crashes += 1;
+    backoff.failed();
+  };
 
-  const open = async (): Promise<McpSession> => {
-    const mine = epoch;
-    const wait = backoff.waitMs();
-    if (wait > config.timeoutMs) {
-      throw new Error(`it keeps stopping; it will be started again in ${Math.ceil(wait / 1000)} s`);
-    }
-    if (wait > 0) await sleep(wait);
-    if (abandoned(mine)) throw new Error('it was closed');
-    const [{ Client }, { ProcessGroupStdioTransport }] = await Promise.all([
-      import('@modelcontextprotocol/sdk/client/index.js'),
-      import('./stdio-transport.js'),
-    ]);
-    if (abandoned(mine)) throw new Error('it was closed');
-    let exit: StdioProcessExit | undefined;
+  /** Spawns the server (bubblewrapped when configured), its exits counted for the back-off. */
+  const spawnServer = async (mine: number, onEnded: (ended: StdioProcessExit) => void) => {
+    const { ProcessGroupStdioTransport } = await import('./stdio-transport.js');
     const env = stdioServerEnv(config);
     const launch = await launchCommand(config, sandbox, env);
+    // Closed meanwhile: nothing may be started after `close()` stopped everything.
     if (abandoned(mine)) throw new Error('it was closed');
     const transport = new ProcessGroupStdioTransport({
       ...launch,
@@ -151,20 +223,10 @@ export function createStdioConnection(
       graceMs: options.graceMs ?? CLOSE_GRACE_MS,
       stderr,
       onExit: (ended) => {
-        exit = ended;
-        lastExit = {
-          pid: ended.pid,
-          code: ended.code,
-          signal: ended.signal,
-          requested: ended.requested,
-          ...(ended.reason ? { reason: ended.reason } : {}),
-          at: new Date(),
-        };
+        onEnded(ended);
         // Stopped on its own, or stopped here because it misbehaved.
-        if (!ended.requested || ended.reason !== undefined) {
-          crashes += 1;
-          backoff.failed();
-        }
+        if (!ended.requested || ended.reason !== undefined) failed(exitRecord(ended));
+        else lastExit = exitRecord(ended);
       },
     });
     transport.onclose = () => running.delete(transport);
@@ -172,6 +234,23 @@ export function createStdioConnection(
     latest = transport;
     starts += 1;
     backoff.started();
+    return transport;
+  };
+
+  const open = async (): Promise<McpSession> => {
+    const mine = epoch;
+    const wait = backoff.waitMs();
+    if (wait > config.timeoutMs) {
+      throw new Error(`it keeps stopping; it will be started again in ${Math.ceil(wait / 1000)} s`);
+    }
+    if (wait > 0) await sleeper.sleep(wait);
+    if (abandoned(mine)) throw new Error('it was closed');
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    if (abandoned(mine)) throw new Error('it was closed');
+    let exit: StdioProcessExit | undefined;
+    const transport = await spawnServer(mine, (ended) => {
+      exit = ended;
+    });
     const client: Client = new Client(clientInfo(options.clientName), {
       capabilities: options.setup?.capabilities ?? {},
     });
@@ -183,21 +262,9 @@ export function createStdioConnection(
       transport.kill('it did not complete initialisation');
       await client.close().catch(() => undefined);
       await transport.close();
-      if (exit === undefined) {
-        // It never ran (the spawn failed): a failure for the back-off all the same.
-        const reason = (error as { code?: unknown }).code;
-        lastExit = {
-          pid: undefined,
-          code: null,
-          signal: null,
-          requested: false,
-          reason: `it could not be started${typeof reason === 'string' ? ` (${reason})` : ''}`,
-          at: new Date(),
-        };
-        crashes += 1;
-        backoff.failed();
-      }
-      throw startError(error, before);
+      // It never ran (the spawn failed): a failure for the back-off all the same.
+      if (exit === undefined) failed(spawnFailure(error));
+      throw await startError(error, before, config, stderr, sandbox !== 'none');
     }
     if (abandoned(mine)) {
       await transport.close();
@@ -209,42 +276,6 @@ export function createStdioConnection(
       endedBecause: () => describeExit(exit),
       close: () => client.close(),
     };
-  };
-
-  const startError = (error: unknown, exit: StdioProcessExit | undefined): Error => {
-    const code = (error as { code?: unknown }).code;
-    if (exit && !exit.requested) {
-      // bubblewrap says why it could not set the sandbox up on its first stderr line.
-      const refusal =
-        sandbox !== 'none'
-          ? stderr
-              .text()
-              .split('\n')
-              .find((line) => line.startsWith('bwrap: '))
-          : undefined;
-      return new Error(
-        `it stopped during initialisation (${describeExit(exit)}${refusal ? `; ${refusal.slice(0, 300)}` : ''})`,
-        { cause: error },
-      );
-    }
-    if (code === -32001) {
-      return new Error(`it did not answer initialize within ${config.timeoutMs} ms`, {
-        cause: error,
-      });
-    }
-    if (typeof code === 'string') {
-      // spawn errors: ENOENT (no such program, or no such cwd), EACCES…
-      const reason =
-        code === 'ENOENT'
-          ? 'no such program, or no such working directory'
-          : code === 'EACCES'
-            ? 'not allowed to run it'
-            : code;
-      return new Error(`it could not be started (${config.command}: ${code}, ${reason})`, {
-        cause: error,
-      });
-    }
-    return error instanceof Error ? error : new Error(String(error));
   };
 
   return {
@@ -265,7 +296,7 @@ export function createStdioConnection(
     },
     async close() {
       epoch += 1;
-      for (const wake of [...waiting]) wake();
+      sleeper.wakeAll();
       await Promise.all([...running].map((transport) => transport.close()));
     },
   };
