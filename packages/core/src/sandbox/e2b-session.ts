@@ -75,6 +75,97 @@ function settle(
   });
 }
 
+/** What {@link commandOutcome} needs besides the settled call. */
+interface OutcomeFacts {
+  readonly killed: boolean;
+  readonly aborted: boolean;
+  readonly timeoutMs: number;
+  readonly maxBytes: number;
+  readonly started: number;
+  readonly secrets: readonly string[];
+}
+
+/** The result of a settled command: its exit, a kill, an abort, a timeout or a sandbox error. */
+function commandOutcome(settled: Settled, facts: OutcomeFacts): SandboxCommandResult {
+  const { timeoutMs, maxBytes, started, secrets } = facts;
+  const duration_ms = performance.now() - started;
+  const output = (value: E2BCommandResult) => {
+    const stdout = tail(value.stdout, maxBytes);
+    const stderr = tail(value.stderr, maxBytes);
+    return {
+      stdout: stdout.text,
+      stderr: stderr.text,
+      output_truncated: stdout.truncated || stderr.truncated,
+    };
+  };
+  if (settled.kind === 'result') {
+    return commandResult(
+      { exit_code: settled.value.exitCode, ...output(settled.value), duration_ms },
+      secrets,
+    );
+  }
+  if (facts.killed)
+    return failedCommand('session_killed', 'the sandbox session was killed', started);
+  if (settled.kind === 'stopped' || facts.aborted) {
+    return failedCommand('tool_aborted', 'the command was aborted', started, secrets);
+  }
+  if (settled.kind === 'error' && isCommandExit(settled.error)) {
+    return commandResult(
+      { exit_code: settled.error.exitCode, ...output(settled.error), duration_ms },
+      secrets,
+    );
+  }
+  if (settled.kind === 'deadline' || isTimeout(settled.error)) {
+    return commandResult(
+      {
+        exit_code: null,
+        duration_ms,
+        timed_out: true,
+        error_type: 'tool_timeout',
+        error_message: `the command timed out after ${timeoutMs} ms`,
+      },
+      secrets,
+    );
+  }
+  const name = (settled.error as Error | null)?.name ?? 'Error';
+  return failedCommand(
+    'sandbox_error',
+    `${name}: ${modelSafeErrorMessage(settled.error)}`,
+    started,
+    secrets,
+  );
+}
+
+/** The files under `start`, breadth first, at most `maxEntries`, sorted; names from the sandbox are one plain segment or skipped. */
+async function listSandboxFiles(
+  list: (relative: string) => Promise<readonly { name: string; type?: string | undefined }[]>,
+  start: string,
+  maxEntries: number,
+): Promise<string[]> {
+  const files: string[] = [];
+  const pending = [start];
+  while (pending.length > 0 && files.length < maxEntries) {
+    const relative = pending.shift()!;
+    for (const entry of await list(relative)) {
+      if (['', '.', '..'].includes(entry.name) || entry.name.includes('/')) continue;
+      const child = relative === '.' ? entry.name : `${relative}/${entry.name}`;
+      if (entry.type === 'dir') pending.push(child);
+      else if (entry.type === 'file' && files.length < maxEntries) files.push(child);
+    }
+  }
+  return files.sort();
+}
+
+/** A file operation's failure in the sandbox, as a `KsadkError` naming the path as the model gave it. */
+const fileError = (action: string, shown: string, error: unknown): KsadkError =>
+  KsadkError.isInstance(error)
+    ? error
+    : new KsadkError(
+        'internal',
+        `could not ${action} ${echoValue(shown)} in the E2B sandbox: ${modelSafeErrorMessage(error)}`,
+        { cause: error, details: { reason: (error as Error | null)?.name ?? 'error' } },
+      );
+
 /**
  * A session over one E2B sandbox: files under `root` inside it, commands run by the SDK with
  * the argv quoted for the shell and variables passed natively; every text field redacted.
@@ -98,14 +189,6 @@ export function createE2BSession(params: E2BSessionParams): SandboxSession {
       });
     }
   };
-  const fileError = (action: string, shown: string, error: unknown): KsadkError =>
-    KsadkError.isInstance(error)
-      ? error
-      : new KsadkError(
-          'internal',
-          `could not ${action} ${echoValue(shown)} in the E2B sandbox: ${modelSafeErrorMessage(error)}`,
-          { cause: error, details: { reason: (error as Error | null)?.name ?? 'error' } },
-        );
 
   async function run(command: SandboxCommand): Promise<SandboxCommandResult> {
     const started = performance.now();
@@ -140,51 +223,14 @@ export function createE2BSession(params: E2BSessionParams): SandboxSession {
       command.signal?.removeEventListener('abort', onAbort);
       running.delete(controller);
     }
-    const duration_ms = performance.now() - started;
-    const output = (value: E2BCommandResult) => {
-      const stdout = tail(value.stdout, maxBytes);
-      const stderr = tail(value.stderr, maxBytes);
-      return {
-        stdout: stdout.text,
-        stderr: stderr.text,
-        output_truncated: stdout.truncated || stderr.truncated,
-      };
-    };
-    if (settled.kind === 'result') {
-      return commandResult(
-        { exit_code: settled.value.exitCode, ...output(settled.value), duration_ms },
-        secrets,
-      );
-    }
-    if (closed) return failedCommand('session_killed', 'the sandbox session was killed', started);
-    if (settled.kind === 'stopped' || command.signal?.aborted) {
-      return failedCommand('tool_aborted', 'the command was aborted', started, secrets);
-    }
-    if (settled.kind === 'error' && isCommandExit(settled.error)) {
-      return commandResult(
-        { exit_code: settled.error.exitCode, ...output(settled.error), duration_ms },
-        secrets,
-      );
-    }
-    if (settled.kind === 'deadline' || isTimeout(settled.error)) {
-      return commandResult(
-        {
-          exit_code: null,
-          duration_ms,
-          timed_out: true,
-          error_type: 'tool_timeout',
-          error_message: `the command timed out after ${timeoutMs} ms`,
-        },
-        secrets,
-      );
-    }
-    const name = (settled.error as Error | null)?.name ?? 'Error';
-    return failedCommand(
-      'sandbox_error',
-      `${name}: ${modelSafeErrorMessage(settled.error)}`,
+    return commandOutcome(settled, {
+      killed: closed,
+      aborted: command.signal?.aborted === true,
+      timeoutMs,
+      maxBytes,
       started,
       secrets,
-    );
+    });
   }
 
   return {
@@ -221,24 +267,14 @@ export function createE2BSession(params: E2BSessionParams): SandboxSession {
     },
     async listFiles(dir, options) {
       ensureOpen();
-      const start = normalizeSandboxPath(dir);
-      const maxEntries = options?.maxEntries ?? DEFAULT_MAX_LIST_ENTRIES;
-      const files: string[] = [];
-      const pending = [start];
-      while (pending.length > 0 && files.length < maxEntries) {
-        const relative = pending.shift()!;
-        const entries = await sandbox.files.list(inRoot(relative)).catch((error: unknown) => {
-          throw fileError('list', relative, error);
-        });
-        for (const entry of entries) {
-          // Names come from the sandbox: anything but one plain segment is skipped.
-          if (['', '.', '..'].includes(entry.name) || entry.name.includes('/')) continue;
-          const child = relative === '.' ? entry.name : `${relative}/${entry.name}`;
-          if (entry.type === 'dir') pending.push(child);
-          else if (entry.type === 'file' && files.length < maxEntries) files.push(child);
-        }
-      }
-      return files.sort();
+      return listSandboxFiles(
+        (relative) =>
+          sandbox.files.list(inRoot(relative)).catch((error: unknown) => {
+            throw fileError('list', relative, error);
+          }),
+        normalizeSandboxPath(dir),
+        options?.maxEntries ?? DEFAULT_MAX_LIST_ENTRIES,
+      );
     },
     run,
     kill() {
