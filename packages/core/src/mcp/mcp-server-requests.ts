@@ -97,6 +97,124 @@ const MAX_MESSAGE_CHARS = 2000;
 const keyOf = (...parts: unknown[]): string =>
   createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 24);
 
+/** The SDK's schemas and error types (loaded with the first client). */
+type SdkTypes = typeof import('@modelcontextprotocol/sdk/types.js');
+/** Asks the human, through the one call in flight. */
+type Ask = (
+  request: Omit<HumanInputRequest, 'tool_call_id' | 'tool_name'>,
+) => Promise<HumanInputAnswer>;
+
+/** Form questions (elicitation) become the call's `ksadk_input` pauses; a URL to open is declined. */
+function installElicitation(client: Client, types: SdkTypes, server: string, ask: Ask): void {
+  client.setRequestHandler(types.ElicitRequestSchema, async (request) => {
+    const params = request.params as {
+      mode?: string;
+      message?: string;
+      requestedSchema?: Record<string, unknown>;
+    };
+    if (params.mode !== undefined && params.mode !== 'form') return { action: 'decline' };
+    const message = String(params.message ?? '').slice(0, MAX_MESSAGE_CHARS);
+    const schema = params.requestedSchema ?? { type: 'object', properties: {} };
+    const answer = await ask({
+      type: 'ksadk_input',
+      source: server,
+      message,
+      requested_schema: schema,
+      request_key: keyOf('elicit', server, message, schema),
+    });
+    return answer.action === 'accept'
+      ? { action: 'accept', content: answer.content as Record<string, string | number | boolean> }
+      : { action: answer.action };
+  });
+}
+
+/** Model requests (sampling): capped in tokens, asked of the human unless the server is trusted. */
+function installSampling(
+  client: Client,
+  types: SdkTypes,
+  server: string,
+  ask: Ask,
+  options: McpServerRequestOptions,
+): void {
+  const sampler = options.sampler!;
+  const cap = Math.max(1, options.samplingMaxTokens ?? DEFAULT_SAMPLING_MAX_TOKENS);
+  const trusted = new Set(options.trustedSamplingServers ?? []);
+  client.setRequestHandler(types.CreateMessageRequestSchema, async (request) => {
+    const params = request.params;
+    const sampling: McpSamplingRequest = {
+      server,
+      messages: params.messages as McpSamplingRequest['messages'],
+      maxTokens: Math.min(cap, params.maxTokens),
+      ...(params.systemPrompt !== undefined ? { systemPrompt: params.systemPrompt } : {}),
+      ...(params.temperature !== undefined ? { temperature: params.temperature } : {}),
+      ...(params.stopSequences !== undefined ? { stopSequences: params.stopSequences } : {}),
+    };
+    if (!trusted.has(server)) {
+      const preview = JSON.stringify(sampling.messages).slice(0, 500);
+      const answer = await ask({
+        type: 'ksadk_input',
+        source: server,
+        message: `MCP server ${server} asks to run a model request (up to ${sampling.maxTokens} tokens): ${preview}. Allow it?`,
+        requested_schema: {
+          type: 'object',
+          properties: { allow: { type: 'boolean', title: 'Allow this model request' } },
+          required: ['allow'],
+        },
+        request_key: keyOf('sample', server, sampling),
+      });
+      if (answer.action !== 'accept' || answer.content['allow'] !== true) {
+        throw new types.McpError(
+          types.ErrorCode.InvalidRequest,
+          'The user declined the model request.',
+        );
+      }
+    }
+    const result = await sampler(sampling);
+    return {
+      role: 'assistant',
+      content: { type: 'text', text: String(result.content?.text ?? '') },
+      model: String(result.model ?? 'unknown'),
+      ...(result.stopReason ? { stopReason: result.stopReason } : {}),
+    };
+  });
+}
+
+/** The roots the host lists. */
+function installRoots(
+  client: Client,
+  types: SdkTypes,
+  roots: NonNullable<McpServerRequestOptions['roots']>,
+): void {
+  client.setRequestHandler(types.ListRootsRequestSchema, async () => ({
+    roots: (await roots()).map((root) => ({
+      uri: root.uri,
+      ...(root.name ? { name: root.name } : {}),
+    })),
+  }));
+}
+
+/** Log messages go to `onLog`; one that throws changes nothing. */
+function installLogging(
+  client: Client,
+  types: SdkTypes,
+  server: string,
+  onLog: McpServerRequestOptions['onLog'],
+): void {
+  client.setNotificationHandler(types.LoggingMessageNotificationSchema, (notification) => {
+    if (!onLog) return;
+    try {
+      onLog({
+        server,
+        level: notification.params.level,
+        ...(notification.params.logger ? { logger: notification.params.logger } : {}),
+        data: notification.params.data,
+      });
+    } catch {
+      // A logger that throws changes nothing.
+    }
+  });
+}
+
 /**
  * Server-initiated requests of one toolset: the capabilities to declare, the handlers to install on
  * each new client, and the calls in flight those requests are attributed to. MCP does not say which
@@ -112,7 +230,7 @@ export function createServerRequests(server: string, options: McpServerRequestOp
   };
 
   /** Routes a question to the single call in flight; declines when that is not one call. */
-  const ask = (request: Omit<HumanInputRequest, 'tool_call_id' | 'tool_name'>) =>
+  const ask: Ask = (request) =>
     new Promise<HumanInputAnswer>((resolve) => {
       const calls = [...inflight];
       if (calls.length !== 1) {
@@ -132,98 +250,10 @@ export function createServerRequests(server: string, options: McpServerRequestOp
 
   const install = async (client: Client): Promise<void> => {
     const types = await import('@modelcontextprotocol/sdk/types.js');
-    if (options.elicitation) {
-      client.setRequestHandler(types.ElicitRequestSchema, async (request) => {
-        const params = request.params as {
-          mode?: string;
-          message?: string;
-          requestedSchema?: Record<string, unknown>;
-        };
-        // Only form questions: a URL the human should open is declined.
-        if (params.mode !== undefined && params.mode !== 'form') return { action: 'decline' };
-        const message = String(params.message ?? '').slice(0, MAX_MESSAGE_CHARS);
-        const schema = params.requestedSchema ?? { type: 'object', properties: {} };
-        const answer = await ask({
-          type: 'ksadk_input',
-          source: server,
-          message,
-          requested_schema: schema,
-          request_key: keyOf('elicit', server, message, schema),
-        });
-        return answer.action === 'accept'
-          ? {
-              action: 'accept',
-              content: answer.content as Record<string, string | number | boolean>,
-            }
-          : { action: answer.action };
-      });
-    }
-    const sampler = options.sampler;
-    if (sampler) {
-      const cap = Math.max(1, options.samplingMaxTokens ?? DEFAULT_SAMPLING_MAX_TOKENS);
-      const trusted = new Set(options.trustedSamplingServers ?? []);
-      client.setRequestHandler(types.CreateMessageRequestSchema, async (request) => {
-        const params = request.params;
-        const sampling: McpSamplingRequest = {
-          server,
-          messages: params.messages as McpSamplingRequest['messages'],
-          maxTokens: Math.min(cap, params.maxTokens),
-          ...(params.systemPrompt !== undefined ? { systemPrompt: params.systemPrompt } : {}),
-          ...(params.temperature !== undefined ? { temperature: params.temperature } : {}),
-          ...(params.stopSequences !== undefined ? { stopSequences: params.stopSequences } : {}),
-        };
-        if (!trusted.has(server)) {
-          const preview = JSON.stringify(sampling.messages).slice(0, 500);
-          const answer = await ask({
-            type: 'ksadk_input',
-            source: server,
-            message: `MCP server ${server} asks to run a model request (up to ${sampling.maxTokens} tokens): ${preview}. Allow it?`,
-            requested_schema: {
-              type: 'object',
-              properties: { allow: { type: 'boolean', title: 'Allow this model request' } },
-              required: ['allow'],
-            },
-            request_key: keyOf('sample', server, sampling),
-          });
-          if (answer.action !== 'accept' || answer.content['allow'] !== true) {
-            throw new types.McpError(
-              types.ErrorCode.InvalidRequest,
-              'The user declined the model request.',
-            );
-          }
-        }
-        const result = await sampler(sampling);
-        return {
-          role: 'assistant',
-          content: { type: 'text', text: String(result.content?.text ?? '') },
-          model: String(result.model ?? 'unknown'),
-          ...(result.stopReason ? { stopReason: result.stopReason } : {}),
-        };
-      });
-    }
-    const roots = options.roots;
-    if (roots) {
-      client.setRequestHandler(types.ListRootsRequestSchema, async () => ({
-        roots: (await roots()).map((root) => ({
-          uri: root.uri,
-          ...(root.name ? { name: root.name } : {}),
-        })),
-      }));
-    }
-    const onLog = options.onLog;
-    client.setNotificationHandler(types.LoggingMessageNotificationSchema, (notification) => {
-      if (!onLog) return;
-      try {
-        onLog({
-          server,
-          level: notification.params.level,
-          ...(notification.params.logger ? { logger: notification.params.logger } : {}),
-          data: notification.params.data,
-        });
-      } catch {
-        // A logger that throws changes nothing.
-      }
-    });
+    if (options.elicitation) installElicitation(client, types, server, ask);
+    if (options.sampler) installSampling(client, types, server, ask, options);
+    if (options.roots) installRoots(client, types, options.roots);
+    installLogging(client, types, server, options.onLog);
   };
 
   return {
