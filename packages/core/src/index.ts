@@ -90,15 +90,16 @@ export {
   type ApprovalRequiredResult,
   type ApprovalUsedResult,
   type ArgumentIssue,
+  failedResult,
+  failureFor,
   isApprovalRejected,
   isApprovalRequired,
   type ModelApprovalRequest,
   type ToolErrorResult,
   type ToolResult,
-  toolError,
 } from './gateway/results.js';
-export { failedResult, type ToolProgressEvent } from './gateway/run-with-timeout.js';
-export { TOOL_ERROR_TYPES, type ToolErrorType } from './gateway/tool-error-types.js';
+export type { ToolProgressEvent } from './gateway/run-with-timeout.js';
+export type { ErrorTypeTable, RetryHint } from './gateway/tool-error-types.js';
 export type { ToolTracingOptions, TracedApproval } from './gateway/tool-tracing.js';
 export {
   defineJsonSchemaTool,
@@ -139,6 +140,7 @@ export {
   type ToolMediaReference,
   takeToolMedia,
 } from './tool/tool-media.js';
+export { TOOL_ERROR_TYPES, type ToolErrorType } from './tool-error-types.js';
 export { canonicalDigest } from './util/canonical-json.js';
 export { redactSecrets, registerSecret } from './util/redact.js';
 export { reserveDirectory } from './util/reserved-dirs.js';

@@ -152,7 +152,7 @@ export function createLocalSession(params: LocalSessionParams): SandboxSession {
     });
     const secrets = secretValuesFromEnv({ ...params.sessionEnv, ...command.env });
     const cwd = await resolveRootCwd(root, command.cwd ?? '.');
-    if (!cwd.ok) return failedCommand(cwd.error_type, cwd.message, started, secrets);
+    if (!cwd.ok) return failedCommand(cwd.error_type, cwd.error_message, started, secrets);
     if (closed) return failedCommand('session_closed', 'the sandbox session was killed', started);
     const timeoutMs = clampTimeout(command.timeoutMs, params.maxTimeoutMs);
     const program = params.launcher.wrap({ argv: command.argv, cwd: cwd.path, env });
