@@ -177,7 +177,7 @@ function failure(error: unknown, limit: number): A2AResult {
     error instanceof BodyTooLargeError ||
     (error as { cause?: unknown })?.cause instanceof BodyTooLargeError;
   return a2aFailure(
-    tooLarge ? 'a2a_response_too_large' : 'a2a_error',
+    tooLarge ? 'too_large' : 'a2a_error',
     tooLarge
       ? `The remote agent's reply is larger than ${limit} bytes and was not read.`
       : modelSafeErrorMessage(error),
@@ -285,11 +285,12 @@ export function createA2AClient(options: A2AClientOptions): A2AClient {
   };
   const tooBig = (text: string): A2AResult | undefined =>
     Buffer.byteLength(text, 'utf8') > maxRequestBytes
-      ? a2aFailure(
-          'a2a_request_too_large',
-          `The message is larger than ${maxRequestBytes} bytes.`,
-          { state: 'unknown' as const, output: '', task_id: undefined, context_id: undefined },
-        )
+      ? a2aFailure('request_too_large', `The message is larger than ${maxRequestBytes} bytes.`, {
+          state: 'unknown' as const,
+          output: '',
+          task_id: undefined,
+          context_id: undefined,
+        })
       : undefined;
   const signalOf = (send: A2ASendOptions): AbortSignal =>
     send.signal

@@ -4,8 +4,7 @@ import type { ErrorTypeTable } from '../gateway/tool-error-types.js';
 /** The `error_type` values of remote A2A agents, with their retry hints (besides the gateway's own). */
 export const A2A_ERROR_TYPES = {
   a2a_error: 'retry',
-  a2a_request_too_large: 'fix',
-  a2a_response_too_large: 'no',
+  request_too_large: 'fix',
   a2a_task_failed: 'no',
   a2a_task_canceled: 'no',
   a2a_task_rejected: 'no',

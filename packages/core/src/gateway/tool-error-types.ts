@@ -35,7 +35,7 @@ export const GATEWAY_ERROR_TYPES = {
   sandbox_busy: 'retry',
   // Shared by several capabilities
   query_required: 'fix',
-  response_too_large: 'no',
+  too_large: 'no',
   permission_denied: 'no',
   no_space_left: 'no',
 } as const satisfies ErrorTypeTable;

@@ -1,5 +1,5 @@
 import { failureFor } from '../gateway/results.js';
-import type { ErrorTypeTable } from '../gateway/tool-error-types.js';
+import type { ErrorTypeTable, GatewayErrorType } from '../gateway/tool-error-types.js';
 
 /** The `error_type` values of sandbox commands and the sandbox tools, with their retry hints (besides the gateway's own). */
 export const SANDBOX_ERROR_TYPES = {
@@ -12,7 +12,6 @@ export const SANDBOX_ERROR_TYPES = {
   session_closed: 'no',
   session_killed: 'no',
   sandbox_error: 'retry',
-  sandbox_failed: 'no',
   // Sandbox tools
   sandbox_disabled: 'no',
   command_required: 'fix',
@@ -22,6 +21,9 @@ export const SANDBOX_ERROR_TYPES = {
   isolated_sandbox_required: 'no',
   unsupported_language: 'fix',
 } as const satisfies ErrorTypeTable;
+
+/** One of {@link SANDBOX_ERROR_TYPES} or the gateway's types: what a sandbox command may fail with. */
+export type SandboxErrorType = keyof typeof SANDBOX_ERROR_TYPES | GatewayErrorType;
 
 /** Builds a failure of sandbox commands and the sandbox tools: `sandboxFailure(errorType, message, extra?)`. */
 export const sandboxFailure = failureFor(SANDBOX_ERROR_TYPES);

@@ -3,6 +3,7 @@ import { secretValuesFromEnv } from '../util/redact.js';
 import { modelSafeErrorMessage } from '../util/sanitize-message.js';
 import { buildChildEnv } from './child-env.js';
 import { clampTimeout, commandResult, failedCommand, refusedCommand } from './command-result.js';
+import type { SandboxErrorType } from './error-types.js';
 import { clampOutputBytes } from './output-limit.js';
 import { type GroupRun, type GroupRunOutcome, runProcessGroup } from './process-group.js';
 import { listRootFiles, readRootFile, resolveRootCwd, writeRootFile } from './root-files.js';
@@ -25,7 +26,7 @@ export interface LocalLauncher {
   classify?(
     outcome: GroupRunOutcome,
     stderr: string,
-  ): { type: string; message: string } | undefined;
+  ): { type: SandboxErrorType; message: string } | undefined;
 }
 
 /** What a local session is made of. */

@@ -8,8 +8,7 @@ const CODES: Readonly<Partial<Record<SkillsErrorType | GatewayErrorType, KsadkEr
   unsafe_archive: 'invalid_package',
   hash_mismatch: 'invalid_package',
   invalid_skill_package: 'invalid_package',
-  archive_too_large: 'invalid_package',
-  response_too_large: 'invalid_package',
+  too_large: 'invalid_package',
   space_not_configured: 'invalid_config',
 };
 

@@ -11,7 +11,6 @@ export const WEB_ERROR_TYPES = {
   too_many_redirects: 'no',
   unsupported_content_type: 'no',
   fetch_failed: 'retry',
-  timeout: 'retry',
   provider_not_configured: 'no',
   provider_error: 'retry',
 } as const satisfies ErrorTypeTable;

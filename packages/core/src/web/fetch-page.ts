@@ -281,7 +281,7 @@ export async function fetchPage(
       });
     if (timer.aborted)
       return webFailure(
-        'timeout',
+        'tool_timeout',
         `web_fetch timed out after ${Math.round(limits.timeoutMs / 100) / 10} s`,
         { url: rawUrl, ...finalUrl },
       );

@@ -9,7 +9,6 @@ export const WORKSPACE_ERROR_TYPES = {
   not_a_directory: 'fix',
   not_a_file: 'fix',
   is_a_directory: 'fix',
-  file_too_large: 'no',
   not_utf8_text: 'no',
   already_exists: 'fix',
   duplicate_path: 'fix',

@@ -25,7 +25,7 @@ export interface TextFile {
 /** Why a text file could not be read. */
 export type TextFileError = {
   ok: false;
-  error_type: 'not_found' | 'file_too_large' | 'not_utf8_text' | 'not_a_file';
+  error_type: 'not_found' | 'too_large' | 'not_utf8_text' | 'not_a_file';
   error_message: string;
 };
 
@@ -62,7 +62,7 @@ export async function readTextFile(
       return workspaceFailure('not_a_file', `${echoValue(shownPath)} is not a regular file`);
     if (stats.size > BigInt(maxBytes)) {
       return workspaceFailure(
-        'file_too_large',
+        'too_large',
         `file is larger than ${Math.round(maxBytes / 1024 / 1024)}MB: ${echoValue(shownPath)}`,
       );
     }

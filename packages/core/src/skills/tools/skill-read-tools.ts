@@ -232,7 +232,7 @@ export function createSkillReadTools(
           } catch (error) {
             if (error instanceof NoFollowError && error.reason === 'too_large')
               return skillsFailure(
-                'resource_too_large',
+                'too_large',
                 `the file is larger than ${MAX_SKILL_RESOURCE_BYTES} bytes`,
               );
             if (error instanceof NoFollowError)

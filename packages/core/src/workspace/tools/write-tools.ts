@@ -77,7 +77,7 @@ async function removeQuietly(files: string[], dirs: string[]): Promise<void> {
 
 function tooLarge(shown: string, bytes: number, max: number) {
   return workspaceFailure(
-    'file_too_large',
+    'too_large',
     `content is ${bytes} bytes; the workspace write limit is ${max} bytes`,
     { path: shown },
   );
