@@ -58,15 +58,15 @@ export {
   type ApprovalRequiredResult,
   type ApprovalUsedResult,
   type ArgumentIssue,
+  failureFor,
   isApprovalRejected,
   isApprovalRequired,
   type ModelApprovalRequest,
   type ToolErrorResult,
   type ToolResult,
-  toolError,
 } from './gateway/results.js';
 export type { ToolProgressEvent } from './gateway/run-with-timeout.js';
-export { TOOL_ERROR_TYPES, type ToolErrorType } from './gateway/tool-error-types.js';
+export type { ErrorTypeTable, RetryHint } from './gateway/tool-error-types.js';
 export type { ToolTracingOptions, TracedApproval } from './gateway/tool-tracing.js';
 export {
   defineJsonSchemaTool,
@@ -96,6 +96,7 @@ export type {
   ZodTool,
 } from './tool/tool.js';
 export type { ToolMedia } from './tool/tool-media.js';
+export { TOOL_ERROR_TYPES, type ToolErrorType } from './tool-error-types.js';
 export { canonicalDigest } from './util/canonical-json.js';
 export { redactSecrets, registerSecret } from './util/redact.js';
 export { reserveDirectory } from './util/reserved-dirs.js';

@@ -1,5 +1,7 @@
 import {
+  failureFor,
   isInputRequired,
+  TOOL_ERROR_TYPES,
   type Tool,
   type ToolGateway,
   type ToolProgressEvent,
@@ -23,6 +25,8 @@ import {
   type ToolCallBatch,
   type ToolCallDecision,
 } from './tool-call-batch.js';
+
+const failure = failureFor(TOOL_ERROR_TYPES);
 
 /** A tool call from either API: a Chat Completions `tool_calls` entry or a Responses `function_call` item. */
 export type OpenAIToolCall = ChatCompletionMessageToolCall | ResponseFunctionToolCall;
@@ -98,11 +102,10 @@ export function callRunner(options: RunToolCallsOptions): CallRunner {
   ): Promise<BatchedToolCall> => {
     const tool = byName.get(call.name);
     if (!tool) {
-      const result: ToolResult = {
-        ok: false,
-        error_type: 'unknown_tool',
-        error_message: `There is no tool named "${call.name}". Available tools: ${[...byName.keys()].join(', ')}.`,
-      };
+      const result: ToolResult = failure(
+        'unknown_tool',
+        `There is no tool named "${call.name}". Available tools: ${[...byName.keys()].join(', ')}.`,
+      );
       return { callId: call.callId, toolName: call.name, result, status: 'done' };
     }
     const args = parseArguments(tool, call.arguments, strict);

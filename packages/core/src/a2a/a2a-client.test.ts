@@ -83,12 +83,12 @@ describe('A2A client against a real @a2a-js/sdk server', () => {
     });
     expect(await client.send('y'.repeat(101))).toMatchObject({
       ok: false,
-      error_type: 'a2a_request_too_large',
+      error_type: 'request_too_large',
     });
     expect(await client.send('big:10')).toMatchObject({ ok: true, output: 'x'.repeat(10) });
     expect(await client.send('big:200000')).toMatchObject({
       ok: false,
-      error_type: 'a2a_response_too_large',
+      error_type: 'too_large',
     });
   });
 

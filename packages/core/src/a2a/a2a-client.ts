@@ -7,6 +7,7 @@ import { BodyTooLargeError } from '../util/body-limit.js';
 import { registerSecret } from '../util/redact.js';
 import { modelSafeErrorMessage } from '../util/sanitize-message.js';
 import { a2aFetch } from './a2a-fetch.js';
+import { a2aFailure } from './error-types.js';
 
 /** Options for {@link createA2AClient}. */
 export interface A2AClientOptions {
@@ -152,19 +153,13 @@ function resultOfTask(task: Task): A2AResult {
   if (state === 'input-required') return { ok: false, ...base, needs: 'input' };
   if (state === 'auth-required') return { ok: false, ...base, needs: 'auth' };
   if (state === 'failed' || state === 'canceled' || state === 'rejected') {
-    return {
-      ok: false,
-      ...base,
-      error_type: `a2a_task_${state}`,
-      error_message: output || `Remote A2A task ended in state: ${state}`,
-    };
+    return a2aFailure(
+      `a2a_task_${state}`,
+      output || `Remote A2A task ended in state: ${state}`,
+      base,
+    );
   }
-  return {
-    ok: false,
-    ...base,
-    error_type: 'a2a_task_incomplete',
-    error_message: `Remote A2A task is still ${state}`,
-  };
+  return a2aFailure('a2a_task_incomplete', `Remote A2A task is still ${state}`, base);
 }
 
 function resultOfMessage(message: Message): A2AResult {
@@ -181,17 +176,13 @@ function failure(error: unknown, limit: number): A2AResult {
   const tooLarge =
     error instanceof BodyTooLargeError ||
     (error as { cause?: unknown })?.cause instanceof BodyTooLargeError;
-  return {
-    ok: false,
-    state: 'unknown',
-    output: '',
-    task_id: undefined,
-    context_id: undefined,
-    error_type: tooLarge ? 'a2a_response_too_large' : 'a2a_error',
-    error_message: tooLarge
+  return a2aFailure(
+    tooLarge ? 'too_large' : 'a2a_error',
+    tooLarge
       ? `The remote agent's reply is larger than ${limit} bytes and was not read.`
       : modelSafeErrorMessage(error),
-  };
+    { state: 'unknown' as const, output: '', task_id: undefined, context_id: undefined },
+  );
 }
 
 /**
@@ -301,15 +292,12 @@ export function createA2AClient(options: A2AClientOptions): A2AClient {
   };
   const tooBig = (text: string): A2AResult | undefined =>
     Buffer.byteLength(text, 'utf8') > maxRequestBytes
-      ? {
-          ok: false,
-          state: 'unknown',
+      ? a2aFailure('request_too_large', `The message is larger than ${maxRequestBytes} bytes.`, {
+          state: 'unknown' as const,
           output: '',
           task_id: undefined,
           context_id: undefined,
-          error_type: 'a2a_request_too_large',
-          error_message: `The message is larger than ${maxRequestBytes} bytes.`,
-        }
+        })
       : undefined;
   const signalOf = (send: A2ASendOptions): AbortSignal =>
     send.signal
@@ -399,14 +387,11 @@ export function createA2AClient(options: A2AClientOptions): A2AClient {
       }
       if (direct) return resultOfMessage(direct);
       if (task) return resultOfTask(task);
-      return {
-        ok: false,
+      return a2aFailure('a2a_error', 'A2A response did not include a task result', {
         state: 'unknown',
         output: '',
         ...ids,
-        error_type: 'a2a_error',
-        error_message: 'A2A response did not include a task result',
-      };
+      });
     },
     async cancel(taskId) {
       try {

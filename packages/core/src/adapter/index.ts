@@ -31,7 +31,7 @@ export {
   type ModelArgumentsOutcome,
   parseModelArguments,
 } from '../gateway/model-arguments.js';
-export { failedResult } from '../gateway/run-with-timeout.js';
+export { failedResult } from '../gateway/results.js';
 export { type HumanInputAnswer, parseHumanInputAnswer } from '../tool/human-input.js';
 export {
   describeMediaInResult,

@@ -5,6 +5,7 @@ import { defineTool } from '../tool/define-tool.js';
 import type { Tool, ToolExecutionContext } from '../tool/tool.js';
 import { echoValue } from '../util/sanitize-message.js';
 import { parseArguments } from './dispatcher-arguments.js';
+import { catalogFailure } from './error-types.js';
 import { type SearchIndex, searchTerms } from './search-scoring.js';
 import type { ToolDescriptor } from './tool-descriptor.js';
 
@@ -82,11 +83,10 @@ function actionOf(
   if (action) return { action, toolName };
   if (toolName === '' && scope.findTool(requested)) return { action: 'call', toolName: requested };
   return {
-    error: {
-      ok: false,
-      error_type: 'unknown_action',
-      error_message: `Unknown action "${input.action}". Use list, describe or call.`,
-    },
+    error: catalogFailure(
+      'unknown_action',
+      `Unknown action "${input.action}". Use list, describe or call.`,
+    ),
   };
 }
 
@@ -101,12 +101,11 @@ function listTools(scope: CatalogScope, input: DispatcherInput): DispatcherResul
     // Named from this agent's scope only: the registry's message would list every tool,
     // including the ones this agent may not see.
     const raw = input.include ?? input.profile ?? '';
-    return {
-      ok: false,
-      error_type: 'unknown_tool',
-      error_message: `Unknown or unavailable toolset or tool: ${echoValue(raw)}. Available here: ${availableHere(scope)}.`,
-      tool_name: echoValue(raw),
-    };
+    return catalogFailure(
+      'unknown_tool',
+      `Unknown or unavailable toolset or tool: ${echoValue(raw)}. Available here: ${availableHere(scope)}.`,
+      { tool_name: echoValue(raw) },
+    );
   }
 }
 
@@ -118,16 +117,13 @@ function descriptorOf(
 ): { descriptor: ToolDescriptor } | { error: DispatcherResult } {
   if (toolName === '')
     return {
-      error: { ok: false, error_type: 'missing_tool_name', error_message: 'tool_name is required' },
+      error: catalogFailure('missing_tool_name', 'tool_name is required'),
     };
   if (DISPATCHER_NAMES.has(toolName)) {
     return {
-      error: {
-        ok: false,
-        error_type: 'dispatcher_self_call',
-        error_message: 'tool_dispatcher cannot call itself',
+      error: catalogFailure('dispatcher_self_call', 'tool_dispatcher cannot call itself', {
         tool_name: DISPATCHER_NAME,
-      },
+      }),
     };
   }
   let descriptor: ToolDescriptor | undefined;
@@ -138,12 +134,7 @@ function descriptorOf(
   }
   if (descriptor) return { descriptor };
   return {
-    error: {
-      ok: false,
-      error_type: 'unknown_tool',
-      error_message: `Unknown tool: ${toolName}`,
-      tool_name: toolName,
-    },
+    error: catalogFailure('unknown_tool', `Unknown tool: ${toolName}`, { tool_name: toolName }),
   };
 }
 
@@ -155,23 +146,19 @@ function targetOf(
 ): { target: Tool } | { error: DispatcherResult } {
   if (!descriptor.enabled) {
     return {
-      error: {
-        ok: false,
-        error_type: 'tool_disabled',
-        error_message: `Tool is disabled: ${toolName}`,
+      error: catalogFailure('tool_disabled', `Tool is disabled: ${toolName}`, {
         tool_name: toolName,
-      },
+      }),
     };
   }
   const target = scope.findTool(toolName);
   if (target) return { target };
   return {
-    error: {
-      ok: false,
-      error_type: 'not_callable',
-      error_message: `${toolName} is run by the framework that registered it, not by the dispatcher`,
-      tool_name: toolName,
-    },
+    error: catalogFailure(
+      'not_callable',
+      `${toolName} is run by the framework that registered it, not by the dispatcher`,
+      { tool_name: toolName },
+    ),
   };
 }
 
@@ -189,15 +176,16 @@ async function dispatch(
   });
   if (isApprovalRequired(result)) return { ...result, dispatched_tool_name: toolName };
   if (result.ok === false) {
+    const errorType = result['error_type'];
+    const message = result['error_message'];
     return {
-      ok: false,
-      error_type: typeof result['error_type'] === 'string' ? result['error_type'] : 'tool_error',
-      error_message:
-        typeof result['error_message'] === 'string'
-          ? result['error_message']
-          : `${toolName} failed`,
-      tool_name: toolName,
-      result,
+      ...catalogFailure(
+        'tool_error',
+        typeof message === 'string' ? message : `${toolName} failed`,
+        { tool_name: toolName, result },
+      ),
+      // The dispatched tool's own type, which may be one of its own rather than KsADK's.
+      ...(typeof errorType === 'string' ? { error_type: errorType } : {}),
     };
   }
   return { ok: true, tool_name: toolName, result };
@@ -245,8 +233,7 @@ export function createToolSearch(scope: CatalogScope): Tool {
     boundary: 'local_ksadk_builtin_tool_registry',
     execute: (input) => {
       const query = input.query.trim();
-      if (query === '')
-        return { ok: false, error_type: 'query_required', error_message: 'query is required' };
+      if (query === '') return catalogFailure('query_required', 'query is required');
       const terms = searchTerms(query);
       const results = scope
         .searchable(input.profile ?? undefined, input.include_disabled)

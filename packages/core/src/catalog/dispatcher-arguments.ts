@@ -1,3 +1,5 @@
+import { catalogFailure } from './error-types.js';
+
 /**
  * The dispatcher's `arguments` as an object (a copy): given as an object or as its JSON text;
  * nothing or blank text is `{}`. Anything else is the error to answer (`invalid_arguments_json`,
@@ -16,28 +18,21 @@ export function parseArguments(
     try {
       parsed = JSON.parse(text);
     } catch (error) {
-      return {
-        ok: false,
-        error_type: 'invalid_arguments_json',
-        error_message: `arguments is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
-        arguments: raw.length > 500 ? `${raw.slice(0, 500)}…` : raw,
-      };
+      return catalogFailure(
+        'invalid_arguments_json',
+        `arguments is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+        { arguments: raw.length > 500 ? `${raw.slice(0, 500)}…` : raw },
+      );
     }
     if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
       return { ...(parsed as Record<string, unknown>) };
-    return {
-      ok: false,
-      error_type: 'invalid_arguments_type',
-      error_message: 'arguments must be a JSON object',
+    return catalogFailure('invalid_arguments_type', 'arguments must be a JSON object', {
       arguments_type: Array.isArray(parsed) ? 'array' : parsed === null ? 'null' : typeof parsed,
-    };
+    });
   }
   if (typeof raw === 'object' && !Array.isArray(raw))
     return { ...(raw as Record<string, unknown>) };
-  return {
-    ok: false,
-    error_type: 'invalid_arguments_type',
-    error_message: 'arguments must be a JSON object',
+  return catalogFailure('invalid_arguments_type', 'arguments must be a JSON object', {
     arguments_type: Array.isArray(raw) ? 'array' : typeof raw,
-  };
+  });
 }

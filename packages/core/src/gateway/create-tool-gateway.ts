@@ -13,8 +13,7 @@ import { createGatewayApprovals } from './gateway-approvals.js';
 import { createHookCalls } from './gateway-hooks.js';
 import { resolveGatewaySettings } from './gateway-settings.js';
 import type { ToolCallOutcome, ToolGateway, ToolGatewayOptions } from './gateway-types.js';
-import type { ToolResult } from './results.js';
-import { failedResult } from './run-with-timeout.js';
+import { failedResult, type ToolResult } from './results.js';
 import { createToolTracer } from './tool-tracing.js';
 
 export type {

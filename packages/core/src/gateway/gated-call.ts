@@ -19,8 +19,8 @@ import {
   splitResultMedia,
   toPlainJson,
 } from './plain-result.js';
-import type { ToolResult } from './results.js';
-import { failedResult, runWithTimeout } from './run-with-timeout.js';
+import { failedResult, gatewayFailure, type ToolResult } from './results.js';
+import { runWithTimeout } from './run-with-timeout.js';
 import type { ToolCallTrace } from './tool-tracing.js';
 import { validateToolInput } from './validate-input.js';
 
@@ -52,24 +52,22 @@ async function checkedArguments(
   const parsed = parseModelArguments(rawArgs, limits);
   if (!parsed.ok) {
     return {
-      refused: {
-        ok: false,
-        error_type: 'invalid_arguments',
-        error_message: `Invalid arguments for ${tool.name}: ${parsed.message}`,
-        issues: parsed.issues,
-      },
+      refused: gatewayFailure(
+        'invalid_arguments',
+        `Invalid arguments for ${tool.name}: ${parsed.message}`,
+        { issues: parsed.issues },
+      ),
     };
   }
   const validation = await validateToolInput(tool, parsed.args);
   if (validation.ok) return { args: validation.value };
   const first = validation.issues[0];
   return {
-    refused: {
-      ok: false,
-      error_type: 'invalid_arguments',
-      error_message: `Invalid arguments for ${tool.name}${first ? `: ${first.path ? `${first.path}: ` : ''}${first.message}` : '.'}`,
-      issues: validation.issues,
-    },
+    refused: gatewayFailure(
+      'invalid_arguments',
+      `Invalid arguments for ${tool.name}${first ? `: ${first.path ? `${first.path}: ` : ''}${first.message}` : '.'}`,
+      { issues: validation.issues },
+    ),
   };
 }
 
@@ -125,11 +123,10 @@ function resultOf(
     exceedsChars(text, MAX_RESULT_CHARS) ||
     (media !== undefined && exceedsChars(media.slice(0, MAX_MEDIA_PARTS), MAX_MEDIA_CHARS))
   ) {
-    return {
-      ok: false,
-      error_type: 'result_too_large',
-      error_message: `${tool.name} returned more than ${MAX_RESULT_CHARS} characters of data (or ${MAX_MEDIA_CHARS} of media); nothing of it was kept.`,
-    };
+    return gatewayFailure(
+      'result_too_large',
+      `${tool.name} returned more than ${MAX_RESULT_CHARS} characters of data (or ${MAX_MEDIA_CHARS} of media); nothing of it was kept.`,
+    );
   }
   const plain = redactDeep(toToolResult(toPlainJson(text)));
   return shapeResult(plain, { tool, callId, context }, budget, media);

@@ -1,6 +1,12 @@
 import type { PersistedOutput } from '../budget/result-budget.js';
+import { KsadkError } from '../errors/ksadk-error.js';
 import type { RiskLevel } from '../tool/policy.js';
-import type { ToolErrorType } from './tool-error-types.js';
+import { modelSafeErrorMessage } from '../util/sanitize-message.js';
+import {
+  type ErrorTypeTable,
+  GATEWAY_ERROR_TYPES,
+  type GatewayErrorType,
+} from './tool-error-types.js';
 
 /** Every tool result is a JSON object with `ok`. */
 export type ToolResult = { ok: boolean } & Record<string, unknown>;
@@ -8,8 +14,8 @@ export type ToolResult = { ok: boolean } & Record<string, unknown>;
 /** A failure the model can read: a stable `error_type` and a short message. */
 export interface ToolErrorResult {
   ok: false;
-  /** One of KsADK's {@link ToolErrorType}s, or a tool's own. */
-  error_type: ToolErrorType | (string & {});
+  /** One of KsADK's error types (`TOOL_ERROR_TYPES`), or a tool's own. */
+  error_type: string;
   error_message: string;
   [key: string]: unknown;
 }
@@ -101,11 +107,54 @@ export function isApprovalRejected(value: unknown): value is ApprovalRejectedRes
   );
 }
 
-/** Builds `{ ok: false, error_type, error_message, ...extra }`. */
-export function toolError(
-  errorType: ToolErrorType | (string & {}),
-  errorMessage: string,
-  extra: Record<string, unknown> = {},
-): ToolErrorResult {
-  return { ok: false, error_type: errorType, error_message: errorMessage, ...extra };
+/**
+ * The failure constructor for `table`: `(errorType, message, extra?)` builds
+ * `{ ok: false, error_type, error_message, ...extra }`, and `errorType` must be one of the
+ * table's keys or the gateway's. Each capability makes its own from its table; the table itself
+ * is what the docs and `TOOL_ERROR_TYPES` list.
+ *
+ * @example
+ * ```ts
+ * const NOTE_ERROR_TYPES = { note_not_found: 'fix' } as const satisfies ErrorTypeTable;
+ * const noteFailure = failureFor(NOTE_ERROR_TYPES);
+ * const missing = noteFailure('note_not_found', 'No note is called "todo".', { title: 'todo' });
+ * ```
+ */
+export function failureFor<const Table extends ErrorTypeTable>(
+  _table: Table,
+): <
+  const Type extends (keyof Table & string) | GatewayErrorType,
+  Extra extends object = Record<never, never>,
+>(
+  errorType: Type,
+  message: string,
+  extra?: Extra,
+) => ToolErrorResult & { error_type: Type } & Extra {
+  return (errorType, message, extra) =>
+    ({ ok: false, error_type: errorType, error_message: message, ...extra }) as never;
+}
+
+/** The gateway's own failures (and those of the layers below the capabilities). */
+export const gatewayFailure = failureFor(GATEWAY_ERROR_TYPES);
+
+/** The result for a call that was cancelled. */
+export function abortedResult(tool: { readonly name: string }): ToolErrorResult {
+  return gatewayFailure('tool_aborted', `The call to ${tool.name} was cancelled.`);
+}
+
+/**
+ * The result for anything a tool — or an adapter's own step around it — threw: a stable
+ * `error_type` (a `KsadkError`'s code, else `tool_error`) and a model-safe message. Adapters use
+ * it so one call's failure becomes that call's result, never the batch's.
+ *
+ * @example
+ * ```ts
+ * try { result = await step(); } catch (error) { result = failedResult(error); }
+ * ```
+ */
+export function failedResult(error: unknown): ToolErrorResult {
+  return gatewayFailure(
+    KsadkError.isInstance(error) ? error.code : 'tool_error',
+    modelSafeErrorMessage(error),
+  );
 }

@@ -1,41 +1,12 @@
-import { KsadkError } from '../errors/ksadk-error.js';
 import { type AskHuman, isInputRequired } from '../tool/human-input.js';
 import type { Tool, ToolExecutionContext } from '../tool/tool.js';
-import { modelSafeErrorMessage } from '../util/sanitize-message.js';
-import type { ToolErrorResult } from './results.js';
+import { abortedResult, failedResult, gatewayFailure, type ToolErrorResult } from './results.js';
 
 const TIMEOUT = Symbol('timeout');
 const ABORTED = Symbol('aborted');
 
 /** What a tool's `execute` produced, before it is shaped into a result. */
 export type RawOutcome = { readonly value: unknown } | { readonly failure: ToolErrorResult };
-
-/** The result for a call that was cancelled. */
-export function abortedResult(tool: Tool): ToolErrorResult {
-  return {
-    ok: false,
-    error_type: 'tool_aborted',
-    error_message: `The call to ${tool.name} was cancelled.`,
-  };
-}
-
-/**
- * The result for anything a tool — or an adapter's own step around it — threw: a stable
- * `error_type` (a `KsadkError`'s code, else `tool_error`) and a model-safe message. Adapters use
- * it so one call's failure becomes that call's result, never the batch's.
- *
- * @example
- * ```ts
- * try { result = await step(); } catch (error) { result = failedResult(error); }
- * ```
- */
-export function failedResult(error: unknown): ToolErrorResult {
-  return {
-    ok: false,
-    error_type: KsadkError.isInstance(error) ? error.code : 'tool_error',
-    error_message: modelSafeErrorMessage(error),
-  };
-}
 
 /** The execution context without the signal, which {@link runWithTimeout} supplies. */
 export type ExecutionBase = Omit<ToolExecutionContext, 'signal' | 'reportProgress' | 'askHuman'> & {
@@ -165,11 +136,10 @@ export async function runWithTimeout(
     if (isInputRequired(value)) stop(new Error('paused for the user'));
     if (value === TIMEOUT) {
       return {
-        failure: {
-          ok: false,
-          error_type: 'tool_timeout',
-          error_message: `${tool.name} did not finish within ${timeoutMs} ms and was stopped.`,
-        },
+        failure: gatewayFailure(
+          'tool_timeout',
+          `${tool.name} did not finish within ${timeoutMs} ms and was stopped.`,
+        ),
       };
     }
     if (value === ABORTED) return { failure: abortedResult(tool) };

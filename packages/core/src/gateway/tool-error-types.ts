@@ -1,10 +1,16 @@
+/** Whether a model may usefully retry a failure: `retry` as is, `fix` after changing its call, `no` not without the user or the host. */
+export type RetryHint = 'retry' | 'fix' | 'no';
+
+/** One capability's `error_type` values, each with its {@link RetryHint}. */
+export type ErrorTypeTable = Readonly<Record<string, RetryHint>>;
+
 /**
- * Every `error_type` KsADK's gateway and built-in tools return to a model, with whether the model
- * may usefully retry (`retry`: as is; `fix`: after changing its call; `no`: not without the user
- * or the host). Documented in docs/tools.md; a test keeps the code, this list and the docs equal.
+ * The `error_type` values the gateway and the layers below every capability return — the
+ * gateway's own, every `KsadkError` code (a thrown one becomes a result through `failedResult`)
+ * and the few that several capabilities share. Each capability holds its own table beside it;
+ * `TOOL_ERROR_TYPES` merges them all.
  */
-export const TOOL_ERROR_TYPES = {
-  // The gateway
+export const GATEWAY_ERROR_TYPES = {
   invalid_arguments: 'fix',
   approval_required: 'no',
   approval_rejected: 'no',
@@ -25,115 +31,14 @@ export const TOOL_ERROR_TYPES = {
   store_unavailable: 'retry',
   service_unavailable: 'retry',
   invalid_package: 'no',
-  // Catalogue: dispatcher and tool_search (the Python contract's names)
-  unknown_tool: 'fix',
-  unknown_action: 'fix',
-  missing_tool_name: 'fix',
-  invalid_arguments_json: 'fix',
-  invalid_arguments_type: 'fix',
-  not_callable: 'no',
-  tool_disabled: 'no',
-  dispatcher_self_call: 'fix',
+  setup: 'no',
+  sandbox_busy: 'retry',
+  // Shared by several capabilities
   query_required: 'fix',
-  // Workspace
-  path_outside_workspace: 'fix',
-  invalid_path: 'fix',
-  not_found: 'fix',
-  not_a_directory: 'fix',
-  not_a_file: 'fix',
-  is_a_directory: 'fix',
-  file_too_large: 'no',
-  not_utf8_text: 'no',
-  already_exists: 'fix',
-  duplicate_path: 'fix',
-  directory_not_empty: 'fix',
-  refuse_root: 'fix',
-  write_failed: 'retry',
-  invalid_range: 'fix',
-  file_not_read: 'fix',
-  file_modified_since_read: 'fix',
-  missing_old_text: 'fix',
-  snippet_not_found: 'fix',
-  ambiguous_edit: 'fix',
-  invalid_edit: 'fix',
-  invalid_regex: 'fix',
-  regex_too_complex: 'fix',
-  invalid_glob: 'fix',
-  syntax_check_unavailable: 'no',
+  too_large: 'no',
   permission_denied: 'no',
   no_space_left: 'no',
-  // MCP
-  mcp_unavailable: 'retry',
-  mcp_session_expired: 'retry',
-  mcp_tool_error: 'fix',
-  mcp_error: 'no',
-  // A2A
-  a2a_error: 'retry',
-  a2a_request_too_large: 'fix',
-  a2a_response_too_large: 'no',
-  a2a_task_failed: 'no',
-  a2a_task_canceled: 'no',
-  a2a_task_rejected: 'no',
-  a2a_task_incomplete: 'retry',
-  // Memory and knowledge
-  memory_error: 'retry',
-  knowledge_base_error: 'retry',
-  // Skills
-  skill_error: 'no',
-  skill_not_found: 'fix',
-  space_not_configured: 'fix',
-  resource_not_found: 'fix',
-  resource_too_large: 'no',
-  binary_file: 'no',
-  skill_service_error: 'no',
-  skill_service_timeout: 'retry',
-  skill_service_unreachable: 'retry',
-  response_too_large: 'no',
-  download_failed: 'retry',
-  download_timeout: 'retry',
-  archive_too_large: 'no',
-  unsafe_archive: 'no',
-  hash_mismatch: 'no',
-  invalid_skill_package: 'no',
-  cache_busy: 'retry',
-  // Skill Runtime and sandbox commands
-  skill_runtime_disabled: 'no',
-  setup: 'no',
-  workflow_failed: 'no',
-  no_workflow: 'fix',
-  invalid_skill_runtime_result: 'no',
-  spawn_failed: 'no',
-  killed_by_signal: 'no',
-  cwd_not_found: 'fix',
-  path_outside_sandbox: 'fix',
-  invalid_command: 'fix',
-  invalid_env: 'fix',
-  session_closed: 'no',
-  session_killed: 'no',
-  sandbox_error: 'retry',
-  sandbox_failed: 'no',
-  // Sandbox tools
-  sandbox_disabled: 'no',
-  sandbox_busy: 'retry',
-  command_required: 'fix',
-  command_rejected: 'fix',
-  background_not_supported: 'fix',
-  code_required: 'fix',
-  isolated_sandbox_required: 'no',
-  unsupported_language: 'fix',
-  // Web tools
-  url_required: 'fix',
-  invalid_url: 'fix',
-  unsupported_scheme: 'fix',
-  dns_resolution_failed: 'fix',
-  blocked_by_ssrf_policy: 'no',
-  too_many_redirects: 'no',
-  unsupported_content_type: 'no',
-  fetch_failed: 'retry',
-  timeout: 'retry',
-  provider_not_configured: 'no',
-  provider_error: 'retry',
-} as const satisfies Record<string, 'retry' | 'fix' | 'no'>;
+} as const satisfies ErrorTypeTable;
 
-/** One of {@link TOOL_ERROR_TYPES}: the `error_type` values KsADK itself returns. */
-export type ToolErrorType = keyof typeof TOOL_ERROR_TYPES;
+/** One of {@link GATEWAY_ERROR_TYPES}. */
+export type GatewayErrorType = keyof typeof GATEWAY_ERROR_TYPES;

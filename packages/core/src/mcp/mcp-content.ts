@@ -1,6 +1,7 @@
 import type { ToolResult } from '../gateway/results.js';
 import { TOOL_MEDIA_FIELD, type ToolMedia } from '../tool/tool-media.js';
 import { isPlainObject } from '../util/plain-object.js';
+import { mcpFailure } from './error-types.js';
 
 /** Content parts of one MCP result sent inline at most (the rest go to the saved copy). */
 export const MAX_MCP_CONTENT_PARTS = 100;
@@ -187,12 +188,11 @@ export function mapMcpCallResult(result: {
     ...(result._meta !== undefined ? { _meta: result._meta } : {}),
   };
   if (result.isError === true) {
-    return {
-      ok: false,
-      error_type: 'mcp_tool_error',
-      error_message: (text || 'The MCP tool reported an error.').slice(0, 2000),
-      ...extras,
-    };
+    return mcpFailure(
+      'mcp_tool_error',
+      (text || 'The MCP tool reported an error.').slice(0, 2000),
+      extras,
+    );
   }
   return { ok: true, ...(text && !textRepeated ? { text } : {}), ...extras };
 }

@@ -3,6 +3,7 @@ import { inputRequiredResult } from '../tool/human-input.js';
 import { PAUSED } from '../tool/paused.js';
 import type { ToolExecutionContext } from '../tool/tool.js';
 import { modelSafeErrorDetail, modelSafeErrorMessage } from '../util/sanitize-message.js';
+import { mcpFailure } from './error-types.js';
 import type { McpServerConfig } from './mcp-config.js';
 import type { McpSession } from './mcp-connection.js';
 import { mapMcpCallResult } from './mcp-content.js';
@@ -19,12 +20,8 @@ export interface McpCallContext {
   readonly resetTimeoutOnProgress: boolean;
 }
 
-const unavailable = (server: string, why: string): ToolResult => ({
-  ok: false,
-  error_type: 'mcp_unavailable',
-  error_message: `MCP server ${server} is unavailable: ${why}`,
-  retryable: true,
-});
+const unavailable = (server: string, why: string): ToolResult =>
+  mcpFailure('mcp_unavailable', `MCP server ${server} is unavailable: ${why}`, { retryable: true });
 
 /** Sends the call and answers the server's questions to the human until its result comes. */
 async function resultOf(
@@ -76,20 +73,18 @@ async function failedCall(
   const failure = await mcpFailureOf(error);
   if (failure === 'session_expired') {
     await at.pool.drop(active);
-    return {
-      ok: false,
-      error_type: 'mcp_session_expired',
-      error_message: `The session with MCP server ${config.name} expired; the call was not run. It is safe to try again.`,
-      retryable: true,
-    };
+    return mcpFailure(
+      'mcp_session_expired',
+      `The session with MCP server ${config.name} expired; the call was not run. It is safe to try again.`,
+      { retryable: true },
+    );
   }
   if (failure === 'timed_out') {
-    return {
-      ok: false,
-      error_type: 'tool_timeout',
-      error_message: `MCP server ${config.name} did not answer within ${config.timeoutMs} ms.`,
-      retryable: true,
-    };
+    return mcpFailure(
+      'tool_timeout',
+      `MCP server ${config.name} did not answer within ${config.timeoutMs} ms.`,
+      { retryable: true },
+    );
   }
   const ended = live.endedBecause();
   if (failure === 'connection_closed' && ended) {
@@ -110,7 +105,7 @@ async function failedCall(
   }
   // The server's whole message and its cause (bounded, redacted): its second line is often
   // the reason (a connection refused upstream).
-  return { ok: false, error_type: 'mcp_error', error_message: modelSafeErrorDetail(error) };
+  return mcpFailure('mcp_error', modelSafeErrorDetail(error));
 }
 
 /**

@@ -70,7 +70,7 @@ function bubblewrapLauncher(
       const line = stderr.split('\n', 1)[0]!;
       return line.startsWith('bwrap: execvp ')
         ? { type: 'spawn_failed', message: `could not start the program: ${line.slice(14)}` }
-        : { type: 'sandbox_failed', message: line };
+        : { type: 'sandbox_error', message: line };
     },
   };
 }

@@ -3,6 +3,7 @@ import type * as ShellQuote from 'shell-quote';
 import type { ParseEntry } from 'shell-quote';
 import { isCloudMetadataAddress, isCloudMetadataName } from '../util/cloud-metadata.js';
 import { lazyRequire } from '../util/lazy-require.js';
+import { sandboxFailure } from './error-types.js';
 
 // Loaded on the first command screened: the catalogue that binds the sandbox tools stays cheap.
 const shellQuote = lazyRequire<typeof ShellQuote>('shell-quote');
@@ -77,7 +78,8 @@ const GIT_VALUE_OPTIONS = new Set([
 const reject = (
   error_type: 'command_required' | 'invalid_command' | 'command_rejected',
   error_message: string,
-): CommandPolicyDecision => ({ ok: false, decision: 'reject', error_type, error_message });
+): CommandPolicyDecision =>
+  sandboxFailure(error_type, error_message, { decision: 'reject' as const });
 
 /**
  * Prepares a command for `shell-quote`, which differs from a shell in two ways that matter here:

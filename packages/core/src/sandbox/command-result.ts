@@ -1,5 +1,6 @@
 import { redactSecrets } from '../util/redact.js';
 import { invalidEnvReason } from './child-env.js';
+import type { SandboxErrorType } from './error-types.js';
 import type { SandboxCommand, SandboxCommandResult } from './sandbox-backend.js';
 
 /** A command's time limit at most, by default: 15 minutes. */
@@ -57,7 +58,7 @@ export function commandResult(
 
 /** A command that did not run (or did not get far): no exit code, no output. */
 export function failedCommand(
-  errorType: string,
+  errorType: SandboxErrorType,
   message: string,
   started: number,
   secrets: readonly string[] = [],

@@ -3,6 +3,7 @@ import { secretValuesFromEnv } from '../util/redact.js';
 import { modelSafeErrorMessage } from '../util/sanitize-message.js';
 import { buildChildEnv } from './child-env.js';
 import { clampTimeout, commandResult, failedCommand, refusedCommand } from './command-result.js';
+import type { SandboxErrorType } from './error-types.js';
 import { clampOutputBytes } from './output-limit.js';
 import { type GroupRun, type GroupRunOutcome, runProcessGroup } from './process-group.js';
 import { listRootFiles, readRootFile, resolveRootCwd, writeRootFile } from './root-files.js';
@@ -25,7 +26,7 @@ export interface LocalLauncher {
   classify?(
     outcome: GroupRunOutcome,
     stderr: string,
-  ): { type: string; message: string } | undefined;
+  ): { type: SandboxErrorType; message: string } | undefined;
 }
 
 /** What a local session is made of. */
@@ -152,7 +153,7 @@ export function createLocalSession(params: LocalSessionParams): SandboxSession {
     });
     const secrets = secretValuesFromEnv({ ...params.sessionEnv, ...command.env });
     const cwd = await resolveRootCwd(root, command.cwd ?? '.');
-    if (!cwd.ok) return failedCommand(cwd.error_type, cwd.message, started, secrets);
+    if (!cwd.ok) return failedCommand(cwd.error_type, cwd.error_message, started, secrets);
     if (closed) return failedCommand('session_closed', 'the sandbox session was killed', started);
     const timeoutMs = clampTimeout(command.timeoutMs, params.maxTimeoutMs);
     const program = params.launcher.wrap({ argv: command.argv, cwd: cwd.path, env });

@@ -2,8 +2,10 @@ import { constants } from 'node:fs';
 import { type FileHandle, lstat, open, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { KsadkError } from '../errors/ksadk-error.js';
+import type { ToolErrorResult } from '../gateway/results.js';
 import { readAtMost, readEntries } from '../util/no-follow-files.js';
 import { echoValue } from '../util/sanitize-message.js';
+import { sandboxFailure } from './error-types.js';
 import { openedFilePath, openRootDirectory, type RootDirectory } from './root-directory.js';
 import { isInsideRoot, normalizeSandboxPath, sandboxPathError } from './sandbox-paths.js';
 
@@ -187,7 +189,7 @@ export async function listRootFiles(
 /** A command's working directory: its real host path, or why it was refused. */
 export type CwdResolution =
   | { ok: true; path: string }
-  | { ok: false; error_type: 'path_outside_sandbox' | 'cwd_not_found'; message: string };
+  | (ToolErrorResult & { error_type: 'path_outside_sandbox' | 'cwd_not_found' });
 
 /** Resolves a command's `cwd` (relative to `root`) to an existing directory inside it. */
 export async function resolveRootCwd(
@@ -199,20 +201,18 @@ export async function resolveRootCwd(
   try {
     relative = normalizeSandboxPath(input ?? '.');
   } catch (error) {
-    return { ok: false, error_type: 'path_outside_sandbox', message: (error as Error).message };
+    return sandboxFailure('path_outside_sandbox', (error as Error).message);
   }
   try {
     const dir = await openRootDirectory(root, relative, options);
     await dir.close();
     return { ok: true, path: dir.realPath };
   } catch (error) {
-    if (KsadkError.isInstance(error))
-      return { ok: false, error_type: 'path_outside_sandbox', message: error.message };
+    if (KsadkError.isInstance(error)) return sandboxFailure('path_outside_sandbox', error.message);
     const code = (error as NodeJS.ErrnoException).code ?? 'EIO';
-    return {
-      ok: false,
-      error_type: 'cwd_not_found',
-      message: `the working directory ${echoValue(relative)} is not a directory inside the sandbox root (${code})`,
-    };
+    return sandboxFailure(
+      'cwd_not_found',
+      `the working directory ${echoValue(relative)} is not a directory inside the sandbox root (${code})`,
+    );
   }
 }

@@ -8,7 +8,7 @@ export async function readLimitedBody(
   what: string,
 ): Promise<string> {
   const tooLarge = () =>
-    new SkillServiceError('response_too_large', `${what} is larger than ${maxBytes} bytes`);
+    new SkillServiceError('too_large', `${what} is larger than ${maxBytes} bytes`);
   if (declaresMoreThan(response.headers, maxBytes)) {
     await response.body?.cancel().catch(() => undefined);
     throw tooLarge();

@@ -172,7 +172,7 @@ describe('skill package store', () => {
       ],
       { maxDownloadBytes: 50_000 },
     );
-    await expect(load('big')).rejects.toMatchObject({ errorType: 'archive_too_large' });
+    await expect(load('big')).rejects.toMatchObject({ errorType: 'too_large' });
   });
 
   it('keeps remote ids like "..", "." and "a/../b" inside the cache', async () => {

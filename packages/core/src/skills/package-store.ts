@@ -182,10 +182,7 @@ export function createSkillPackageStore(options: SkillPackageStoreOptions = {}):
       );
     }
     const tooLarge = () =>
-      new SkillServiceError(
-        'archive_too_large',
-        `the skill archive is larger than ${maxDownload} bytes`,
-      );
+      new SkillServiceError('too_large', `the skill archive is larger than ${maxDownload} bytes`);
     if (declaresMoreThan(response.headers, maxDownload)) {
       await response.body.cancel().catch(() => undefined);
       throw tooLarge();

@@ -108,7 +108,7 @@ describe('Skill Service client (direct REST)', () => {
         createSkillServiceClient({ baseUrl: `${origin}/big`, maxResponseBytes: 10_000 }).listSkills(
           'x',
         ),
-      ).rejects.toMatchObject({ errorType: 'response_too_large' });
+      ).rejects.toMatchObject({ errorType: 'too_large' });
       await expect(
         createSkillServiceClient({ baseUrl: `${origin}/text` }).listSkills('x'),
       ).rejects.toThrow(/did not answer JSON/);

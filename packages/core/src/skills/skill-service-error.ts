@@ -1,13 +1,14 @@
 import { KsadkError, type KsadkErrorCode } from '../errors/ksadk-error.js';
+import type { GatewayErrorType } from '../gateway/tool-error-types.js';
+import type { SkillsErrorType } from './error-types.js';
 
 /** What each model-facing type is for the programmer (anything else: `service_unavailable`). */
-const CODES: Readonly<Record<string, KsadkErrorCode>> = {
+const CODES: Readonly<Partial<Record<SkillsErrorType | GatewayErrorType, KsadkErrorCode>>> = {
   invalid_config: 'invalid_config',
   unsafe_archive: 'invalid_package',
   hash_mismatch: 'invalid_package',
   invalid_skill_package: 'invalid_package',
-  archive_too_large: 'invalid_package',
-  response_too_large: 'invalid_package',
+  too_large: 'invalid_package',
   space_not_configured: 'invalid_config',
 };
 
@@ -18,8 +19,12 @@ const CODES: Readonly<Record<string, KsadkErrorCode>> = {
  * tools answer (`unsafe_archive`, `hash_mismatch`, `skill_service_timeout`…).
  */
 export class SkillServiceError extends KsadkError {
-  readonly errorType: string;
-  constructor(errorType: string, message: string, options: { cause?: unknown } = {}) {
+  readonly errorType: SkillsErrorType | GatewayErrorType;
+  constructor(
+    errorType: SkillsErrorType | GatewayErrorType,
+    message: string,
+    options: { cause?: unknown } = {},
+  ) {
     super(CODES[errorType] ?? 'service_unavailable', message, {
       ...(options.cause === undefined ? {} : { cause: options.cause }),
       details: { error_type: errorType },

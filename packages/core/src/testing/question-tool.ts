@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { gatewayFailure } from '../gateway/results.js';
 import { defineTool } from '../tool/define-tool.js';
 import { type HumanInputRequest, inputRequiredResult } from '../tool/human-input.js';
 import { PAUSED } from '../tool/paused.js';
@@ -48,8 +49,7 @@ export function createQuestionTool(bookings: QuestionToolBooking[] = []): {
       };
       const answer = await context.askHuman(request);
       if (answer === PAUSED) return inputRequiredResult(request);
-      if (answer.action !== 'accept')
-        return { ok: false, error_type: 'input_declined', error_message: answer.action };
+      if (answer.action !== 'accept') return gatewayFailure('input_declined', answer.action);
       bookings.push({ when, name: answer.content['name'] });
       return { ok: true, booked: answer.content['name'] };
     },

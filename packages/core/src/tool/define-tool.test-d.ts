@@ -2,7 +2,7 @@
 import { expectTypeOf } from 'vitest';
 import { z } from 'zod';
 import type { ApprovalRequiredResult, ToolErrorResult, ToolResult } from '../gateway/results.js';
-import type { ToolErrorType } from '../gateway/tool-error-types.js';
+import type { ToolErrorType } from '../tool-error-types.js';
 import { defineJsonSchemaTool, defineTool } from './define-tool.js';
 import type { JsonSchemaTool, ToolExecutionContext, ZodTool } from './tool.js';
 

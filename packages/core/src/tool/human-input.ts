@@ -1,3 +1,4 @@
+import { gatewayFailure } from '../gateway/results.js';
 import { isPlainObject } from '../util/plain-object.js';
 import type { PAUSED } from './paused.js';
 
@@ -56,12 +57,11 @@ export function isInputRequired(value: unknown): value is InputRequiredResult {
 
 /** The result a tool returns when the human's answer is awaited (the call was stopped). */
 export function inputRequiredResult(request: HumanInputRequest): InputRequiredResult {
-  return {
-    ok: false,
-    error_type: 'input_required',
-    error_message: `${request.tool_name} needs input from the user; the request was sent to them. Wait for their answer; do not retry.`,
-    input_request: request,
-  };
+  return gatewayFailure(
+    'input_required',
+    `${request.tool_name} needs input from the user; the request was sent to them. Wait for their answer; do not retry.`,
+    { input_request: request },
+  );
 }
 
 /** Reads a host's answer in any of the shapes adapters accept; anything else is a decline. */

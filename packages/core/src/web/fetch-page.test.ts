@@ -176,7 +176,7 @@ describe('fetchPage: resolve once, check, pin', () => {
         { ...limits, timeoutMs: 300 },
       ),
     );
-    expect(page).toMatchObject({ ok: false, error_type: 'timeout' });
+    expect(page).toMatchObject({ ok: false, error_type: 'tool_timeout' });
     expect(Date.now() - started).toBeLessThan(3_000);
   });
 });

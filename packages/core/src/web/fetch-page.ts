@@ -1,8 +1,11 @@
 import { isIP } from 'node:net';
 import type { Dispatcher } from 'undici';
+import type { GatewayErrorType } from '../gateway/tool-error-types.js';
 import { modelSafeErrorMessage } from '../util/sanitize-message.js';
 import { readCappedBody, UnsupportedEncodingError } from './capped-body.js';
 import { type ContentKind, contentKindOf, mediaTypeOf, sniffContentKind } from './content-kind.js';
+import type { WebErrorType } from './error-types.js';
+import { webFailure } from './error-types.js';
 import { createPinnedAgent } from './pinned-agent.js';
 import type { ResolvedAddress, WebResolver } from './resolver.js';
 import { checkAddresses, checkHostName, type WebSsrfPolicy } from './ssrf-policy.js';
@@ -64,7 +67,7 @@ const DEFAULT_HEADERS = {
 
 class FetchStop extends Error {
   constructor(
-    readonly errorType: string,
+    readonly errorType: WebErrorType | GatewayErrorType,
     message: string,
     readonly extra: Record<string, unknown> = {},
   ) {
@@ -271,37 +274,24 @@ export async function fetchPage(
   } catch (error) {
     const finalUrl = current && current.href !== rawUrl ? { final_url: current.href } : {};
     if (error instanceof FetchStop)
-      return {
-        ok: false,
-        error_type: error.errorType,
-        error_message: error.message,
+      return webFailure(error.errorType, error.message, {
         url: rawUrl,
         ...finalUrl,
         ...error.extra,
-      };
+      });
     if (timer.aborted)
-      return {
-        ok: false,
-        error_type: 'timeout',
-        error_message: `web_fetch timed out after ${Math.round(limits.timeoutMs / 100) / 10} s`,
-        url: rawUrl,
-        ...finalUrl,
-      };
+      return webFailure(
+        'tool_timeout',
+        `web_fetch timed out after ${Math.round(limits.timeoutMs / 100) / 10} s`,
+        { url: rawUrl, ...finalUrl },
+      );
     if (error instanceof UnsupportedEncodingError)
-      return {
-        ok: false,
-        error_type: 'unsupported_content_type',
-        error_message: error.message,
-        url: rawUrl,
-        ...finalUrl,
-      };
+      return webFailure('unsupported_content_type', error.message, { url: rawUrl, ...finalUrl });
     const code = (error as { code?: unknown }).code;
-    return {
-      ok: false,
-      error_type: 'fetch_failed',
-      error_message: `could not fetch the URL: ${modelSafeErrorMessage(error)}${typeof code === 'string' && !String((error as Error).message).includes(code) ? ` (${code})` : ''}`,
-      url: rawUrl,
-      ...finalUrl,
-    };
+    return webFailure(
+      'fetch_failed',
+      `could not fetch the URL: ${modelSafeErrorMessage(error)}${typeof code === 'string' && !String((error as Error).message).includes(code) ? ` (${code})` : ''}`,
+      { url: rawUrl, ...finalUrl },
+    );
   }
 }

@@ -7,7 +7,7 @@ import { loadUndici } from './undici.js';
 /** A provider call that failed, with the `error_type` the model sees. */
 export class ProviderRequestError extends Error {
   constructor(
-    readonly errorType: 'timeout' | 'provider_error' | 'response_too_large',
+    readonly errorType: 'tool_timeout' | 'provider_error' | 'too_large',
     message: string,
   ) {
     super(message);
@@ -34,7 +34,7 @@ export interface ProviderRequest {
  * by a timeout and a byte cap, never through a proxy variable. Provider endpoints are configured by
  * the host, not chosen by the model, so they do not go through the SSRF policy.
  *
- * @throws {ProviderRequestError} `timeout`, `response_too_large` or `provider_error` (HTTP error,
+ * @throws {ProviderRequestError} `tool_timeout`, `too_large` or `provider_error` (HTTP error,
  * unreachable, not JSON); messages never hold the key or the response body.
  */
 export async function requestProviderJson(options: ProviderRequest): Promise<unknown> {
@@ -68,7 +68,7 @@ export async function requestProviderJson(options: ProviderRequest): Promise<unk
       );
     if (read.truncated)
       throw new ProviderRequestError(
-        'response_too_large',
+        'too_large',
         `the search provider's answer is larger than ${options.maxBytes} bytes`,
       );
     try {
@@ -83,7 +83,7 @@ export async function requestProviderJson(options: ProviderRequest): Promise<unk
     if (error instanceof ProviderRequestError) throw error;
     if (timer.aborted)
       throw new ProviderRequestError(
-        'timeout',
+        'tool_timeout',
         `web_search timed out after ${Math.round(options.timeoutMs / 100) / 10} s`,
       );
     throw new ProviderRequestError(

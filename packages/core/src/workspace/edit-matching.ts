@@ -1,3 +1,4 @@
+import { workspaceFailure } from './error-types.js';
 import { splitLines } from './text-lines.js';
 
 const CURLY_TO_STRAIGHT: Record<string, string> = {
@@ -125,37 +126,31 @@ export type EditOutcome =
  */
 export function applyEdit(text: string, edit: EditRequest, diffChars: DiffChars): EditOutcome {
   if (edit.old_text === '') {
-    return {
-      ok: false,
-      error_type: 'missing_old_text',
-      error_message: 'old_text must not be empty',
-    };
+    return workspaceFailure('missing_old_text', 'old_text must not be empty');
   }
   const expected = Math.max(1, edit.expected_replacements ?? 1);
   const found = findNeedle(text, edit.old_text);
   if (!found) {
-    return {
-      ok: false,
-      error_type: 'snippet_not_found',
-      error_message: 'old_text was not found in the file',
+    return workspaceFailure('snippet_not_found', 'old_text was not found in the file', {
       occurrences: 0,
       nearby_candidates: nearbyCandidates(text, edit.old_text, diffChars),
       suggested_action:
         'Use one of nearby_candidates as old_text, or re-read the file with line numbers and copy the exact text.',
-    };
+    });
   }
   const occurrences = countOccurrences(text, found.needle);
   if (!edit.replace_all && occurrences !== expected) {
-    return {
-      ok: false,
-      error_type: 'ambiguous_edit',
-      error_message: `old_text occurs ${occurrences} times, expected ${expected}`,
-      occurrences,
-      expected_replacements: expected,
-      matches: matchingLines(text, found.needle),
-      suggested_action:
-        'Add surrounding lines to old_text so it is unique, or set replace_all / expected_replacements.',
-    };
+    return workspaceFailure(
+      'ambiguous_edit',
+      `old_text occurs ${occurrences} times, expected ${expected}`,
+      {
+        occurrences,
+        expected_replacements: expected,
+        matches: matchingLines(text, found.needle),
+        suggested_action:
+          'Add surrounding lines to old_text so it is unique, or set replace_all / expected_replacements.',
+      },
+    );
   }
   const limit = edit.replace_all ? occurrences : expected;
   let out = '';

@@ -1,6 +1,6 @@
 import { checkOptions } from '../errors/check-options.js';
 import type { Tool } from '../tool/tool.js';
-import { reportingFilesystemErrors } from '../util/filesystem-errors.js';
+import { reportingFilesystemErrors } from './filesystem-errors.js';
 import { editWorkspaceFileTool, multiEditWorkspaceFileTool } from './tools/edit-tools.js';
 import { lintWorkspaceFileTool } from './tools/lint-tool.js';
 import {

@@ -1,6 +1,7 @@
 import { constants, existsSync } from 'node:fs';
 import { type FileHandle, lstat, open, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { workspaceFailure } from './error-types.js';
 
 /**
  * A directory held open while a tool writes into it, so a concurrent swap of its path (or of an
@@ -34,12 +35,11 @@ export function escapedResult(shown: string): {
   error_message: string;
   path: string;
 } {
-  return {
-    ok: false,
-    error_type: 'path_outside_workspace',
-    error_message: `${shown}: the directory changed while writing (it left the workspace); nothing was written`,
-    path: shown,
-  };
+  return workspaceFailure(
+    'path_outside_workspace',
+    `${shown}: the directory changed while writing (it left the workspace); nothing was written`,
+    { path: shown },
+  );
 }
 
 const procFd = process.platform === 'linux' && existsSync('/proc/self/fd');

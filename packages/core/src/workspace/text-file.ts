@@ -4,6 +4,7 @@ import type { ResultBudget } from '../budget/result-budget.js';
 import { resolveResultHandle } from '../budget/result-store.js';
 import type { InvocationContext } from '../context/invocation-context.js';
 import { echoValue } from '../util/sanitize-message.js';
+import { workspaceFailure } from './error-types.js';
 import {
   isPathError,
   type ResolvedWorkspacePath,
@@ -24,17 +25,14 @@ export interface TextFile {
 /** Why a text file could not be read. */
 export type TextFileError = {
   ok: false;
-  error_type: 'not_found' | 'file_too_large' | 'not_utf8_text' | 'not_a_file';
+  error_type: 'not_found' | 'too_large' | 'not_utf8_text' | 'not_a_file';
   error_message: string;
 };
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
-const notAFile = (shownPath: string): TextFileError => ({
-  ok: false,
-  error_type: 'not_a_file',
-  error_message: `${echoValue(shownPath)} is not a regular file`,
-});
+const notAFile = (shownPath: string): TextFileError =>
+  workspaceFailure('not_a_file', `${echoValue(shownPath)} is not a regular file`);
 
 /**
  * Reads a UTF-8 text file without following a final symlink (`O_NOFOLLOW`) and without blocking
@@ -52,45 +50,28 @@ export async function readTextFile(
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT')
-      return {
-        ok: false,
-        error_type: 'not_found',
-        error_message: `workspace file not found: ${echoValue(shownPath)}`,
-      };
+      return workspaceFailure('not_found', `workspace file not found: ${echoValue(shownPath)}`);
     if (code === 'ELOOP' || code === 'EISDIR' || code === 'ENXIO' || code === 'EAGAIN') {
-      return {
-        ok: false,
-        error_type: 'not_a_file',
-        error_message: `${echoValue(shownPath)} is not a regular file`,
-      };
+      return workspaceFailure('not_a_file', `${echoValue(shownPath)} is not a regular file`);
     }
     throw error;
   }
   try {
     const stats = await handle.stat({ bigint: true });
     if (!stats.isFile())
-      return {
-        ok: false,
-        error_type: 'not_a_file',
-        error_message: `${echoValue(shownPath)} is not a regular file`,
-      };
+      return workspaceFailure('not_a_file', `${echoValue(shownPath)} is not a regular file`);
     if (stats.size > BigInt(maxBytes)) {
-      return {
-        ok: false,
-        error_type: 'file_too_large',
-        error_message: `file is larger than ${Math.round(maxBytes / 1024 / 1024)}MB: ${echoValue(shownPath)}`,
-      };
+      return workspaceFailure(
+        'too_large',
+        `file is larger than ${Math.round(maxBytes / 1024 / 1024)}MB: ${echoValue(shownPath)}`,
+      );
     }
     const bytes = await handle.readFile();
     let text: string;
     try {
       text = decoder.decode(bytes);
     } catch {
-      return {
-        ok: false,
-        error_type: 'not_utf8_text',
-        error_message: `file is not utf-8 text: ${echoValue(shownPath)}`,
-      };
+      return workspaceFailure('not_utf8_text', `file is not utf-8 text: ${echoValue(shownPath)}`);
     }
     return { text, sizeBytes: bytes.length, mtimeNs: stats.mtimeNs };
   } finally {
@@ -132,12 +113,11 @@ export async function readPersistedText(
   { target: { relative: string; absolute: string }; file: TextFile } | WorkspaceTextError
 > {
   const absolute = await resolveResultHandle(handle, budget, context);
-  const notFound = {
-    ok: false as const,
-    error_type: 'not_found' as const,
-    error_message: `no saved tool output for this session at ${handle.slice(0, 200)}`,
-    path: handle.slice(0, 200),
-  };
+  const notFound = workspaceFailure(
+    'not_found',
+    `no saved tool output for this session at ${handle.slice(0, 200)}`,
+    { path: handle.slice(0, 200) },
+  );
   if (!absolute) return notFound;
   const file = await readTextFile(absolute, handle, budget.maxPersistBytes);
   if (isTextFileError(file))

@@ -2,6 +2,7 @@ import { lstat, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { isReserved } from '../util/reserved-dirs.js';
 import { echoValue } from '../util/sanitize-message.js';
+import { workspaceFailure } from './error-types.js';
 
 /** A workspace path that passed every check. */
 export interface ResolvedWorkspacePath {
@@ -33,7 +34,7 @@ function refuse(
   message: string,
   input: string,
 ): WorkspacePathError {
-  return { ok: false, error_type: errorType, error_message: message, path: echoValue(input) };
+  return workspaceFailure(errorType, message, { path: echoValue(input) });
 }
 
 function isInside(root: string, candidate: string): boolean {

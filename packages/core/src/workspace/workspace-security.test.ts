@@ -194,7 +194,7 @@ describe('writes', () => {
     try {
       expect(
         await small.call('write_workspace_file', { path: 'a.txt', content: 'x'.repeat(11) }),
-      ).toMatchObject({ ok: false, error_type: 'file_too_large' });
+      ).toMatchObject({ ok: false, error_type: 'too_large' });
       expect(
         await small.call('write_workspace_file', { path: 'a.txt', content: 'x'.repeat(10) }),
       ).toMatchObject({ ok: true, size: 10 });

@@ -65,7 +65,7 @@ describe('read_workspace_file', () => {
     });
     expect(await ws.call('read_workspace_file', { path: 'big.txt' })).toMatchObject({
       ok: false,
-      error_type: 'file_too_large',
+      error_type: 'too_large',
     });
     expect(await ws.call('read_workspace_file', { path: 'bin.dat' })).toMatchObject({
       ok: false,

@@ -10,6 +10,7 @@ import type {
   ApprovalRequiredResult,
   ApprovalUsedResult,
 } from '../results.js';
+import { gatewayFailure } from '../results.js';
 import { APPROVAL_ID, idForMessage, owns, principalOf } from './approval-owner.js';
 import { bindingKeyOf, bindingOf, type CallBinding, newApprovalRecord } from './approval-record.js';
 import { requestForModel, requestOf } from './approval-request.js';
@@ -76,13 +77,11 @@ export interface ApprovalGate {
 }
 /** The answer to a replayed call whose approval was already decided and handled. */
 function alreadyHandled(tool: Tool, callId: string): ApprovalUsedResult {
-  return {
-    ok: false,
-    approval_required: false,
-    error_type: 'approval_already_used',
-    error_message: `This call to ${tool.name} (tool call ${echoValue(callId, 80)}) was already decided and handled once; a replayed call is not run again.`,
-    tool_name: tool.name,
-  };
+  return gatewayFailure(
+    'approval_already_used',
+    `This call to ${tool.name} (tool call ${echoValue(callId, 80)}) was already decided and handled once; a replayed call is not run again.`,
+    { approval_required: false as const, tool_name: tool.name },
+  );
 }
 
 function grantOf(record: ApprovalRecord, keys: ApprovalKeys): ApprovalGrant {
@@ -128,16 +127,17 @@ async function presentedGrant(
 }
 
 function rejectedResult(tool: Tool, reason: string): ApprovalRejectedResult {
-  return {
-    ok: false,
-    type: 'approval_rejected',
-    approval_required: false,
-    error_type: 'approval_rejected',
-    error_message: `The user rejected this call to ${tool.name}${reason ? `: ${reason}` : '.'} Do not retry it unchanged.`,
-    tool_name: tool.name,
-    risk_level: tool.policy.riskLevel,
-    reason,
-  };
+  return gatewayFailure(
+    'approval_rejected',
+    `The user rejected this call to ${tool.name}${reason ? `: ${reason}` : '.'} Do not retry it unchanged.`,
+    {
+      type: 'approval_rejected' as const,
+      approval_required: false as const,
+      tool_name: tool.name,
+      risk_level: tool.policy.riskLevel,
+      reason,
+    },
+  );
 }
 
 /**
@@ -224,14 +224,15 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
         await store.create(record);
         options.onRequested?.(requestOf(record), call.context);
       }
-      return {
-        ok: false,
-        type: 'approval_required',
-        approval_required: true,
-        error_type: 'approval_required',
-        error_message: `Calling ${call.tool.name} needs the user's approval. The request was sent to the user; do not retry or work around it, wait for their decision.`,
-        approval_request: await requestForModel(record, binding, call.callId, budget),
-      };
+      return gatewayFailure(
+        'approval_required',
+        `Calling ${call.tool.name} needs the user's approval. The request was sent to the user; do not retry or work around it, wait for their decision.`,
+        {
+          type: 'approval_required' as const,
+          approval_required: true as const,
+          approval_request: await requestForModel(record, binding, call.callId, budget),
+        },
+      );
     },
 
     async continueAfterInput(call, granted) {

@@ -7,6 +7,7 @@ import type { Tool } from '../../tool/tool.js';
 import { hostLimitResult } from '../../util/filesystem-errors.js';
 import { defaultMemoryDir } from '../../util/private-dirs.js';
 import { echoValue, modelSafeErrorMessage } from '../../util/sanitize-message.js';
+import { memoryFailure } from '../error-types.js';
 import type { KnowledgeBase, MemoryBackend, MemoryScope } from '../memory-backend.js';
 import { MEMORY_QUERY_MAX_CHARS, MEMORY_QUERY_MAX_TERMS } from '../memory-ranking.js';
 import { createFileMemoryBackend, createInMemoryMemoryBackend } from '../memory-stores.js';
@@ -82,11 +83,10 @@ export function createMemoryToolset(options: MemoryToolsetOptions): Tool[] {
               count: Math.min(passages.length, max_results),
             };
           } catch (error) {
-            return {
-              ok: false,
-              error_type: 'knowledge_base_error',
-              error_message: `knowledge base search failed: ${modelSafeErrorMessage(error)}`,
-            };
+            return memoryFailure(
+              'knowledge_base_error',
+              `knowledge base search failed: ${modelSafeErrorMessage(error)}`,
+            );
           }
         },
       }),
@@ -122,11 +122,11 @@ export function createMemoryToolset(options: MemoryToolsetOptions): Tool[] {
             };
           } catch (error) {
             return (
-              hostLimitResult(error, 'the memory store') ?? {
-                ok: false,
-                error_type: 'memory_error',
-                error_message: `loading memories failed: ${modelSafeErrorMessage(error)}`,
-              }
+              hostLimitResult(error, 'the memory store') ??
+              memoryFailure(
+                'memory_error',
+                `loading memories failed: ${modelSafeErrorMessage(error)}`,
+              )
             );
           }
         },
@@ -158,11 +158,11 @@ export function createMemoryToolset(options: MemoryToolsetOptions): Tool[] {
           } catch (error) {
             return {
               status: 'failed',
-              ...(hostLimitResult(error, 'the memory store') ?? {
-                ok: false,
-                error_type: 'memory_error',
-                error_message: `saving the memory failed: ${modelSafeErrorMessage(error)}`,
-              }),
+              ...(hostLimitResult(error, 'the memory store') ??
+                memoryFailure(
+                  'memory_error',
+                  `saving the memory failed: ${modelSafeErrorMessage(error)}`,
+                )),
             };
           }
         },

@@ -1,4 +1,6 @@
 /** Prefixes of variables a model may set for a command. */
+import type { ToolErrorResult } from '../../gateway/results.js';
+import { sandboxFailure } from '../error-types.js';
 export const MODEL_ENV_PREFIXES = ['KSADK_SAFE_', 'PYTHON', 'NODE', 'UV_'] as const;
 
 /**
@@ -13,10 +15,10 @@ export const MAX_MODEL_ENV_ENTRIES = 64;
 /** Total bytes of names and values a model may pass. */
 export const MAX_MODEL_ENV_BYTES = 64 * 1024;
 
-/** The variables kept, the names dropped, or why the whole set was refused. */
+/** The variables kept, the names dropped, or why the whole set was refused (`invalid_env`). */
 export type ModelEnvResult =
   | { ok: true; env: Record<string, string>; dropped: string[] }
-  | { ok: false; error_message: string };
+  | (ToolErrorResult & { error_type: 'invalid_env' });
 
 /**
  * Filters a model-supplied environment: only names under {@link MODEL_ENV_PREFIXES} are kept,
@@ -29,17 +31,17 @@ export function filterModelEnv(env: Readonly<Record<string, unknown>> | undefine
   const dropped: string[] = [];
   const entries = Object.entries(env ?? {});
   if (entries.length > MAX_MODEL_ENV_ENTRIES)
-    return { ok: false, error_message: `env has more than ${MAX_MODEL_ENV_ENTRIES} entries` };
+    return sandboxFailure('invalid_env', `env has more than ${MAX_MODEL_ENV_ENTRIES} entries`);
   let bytes = 0;
   for (const [name, value] of entries) {
     if (typeof value !== 'string' || value.includes('\0'))
-      return {
-        ok: false,
-        error_message: `env value of ${name.slice(0, 64)} must be a string without NUL`,
-      };
+      return sandboxFailure(
+        'invalid_env',
+        `env value of ${name.slice(0, 64)} must be a string without NUL`,
+      );
     bytes += Buffer.byteLength(name) + Buffer.byteLength(value);
     if (bytes > MAX_MODEL_ENV_BYTES)
-      return { ok: false, error_message: `env is larger than ${MAX_MODEL_ENV_BYTES} bytes` };
+      return sandboxFailure('invalid_env', `env is larger than ${MAX_MODEL_ENV_BYTES} bytes`);
     const allowed =
       /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) &&
       !DENIED.test(name) &&

@@ -10,6 +10,7 @@ import type { Tool } from '../../tool/tool.js';
 import { hostLimitResult } from '../../util/filesystem-errors.js';
 import { modelSafeErrorMessage } from '../../util/sanitize-message.js';
 import { checkCommandPolicy } from '../command-policy.js';
+import { sandboxFailure } from '../error-types.js';
 import type { SandboxCommandResult } from '../sandbox-backend.js';
 import { filterModelEnv } from './model-env.js';
 import { type CallSession, SANDBOX_BOUNDARIES, type SandboxSetup } from './sandbox-setup.js';
@@ -28,7 +29,7 @@ const timeoutInput = z
   .optional()
   .describe('Seconds; capped by the host (KSADK_SANDBOX_MAX_COMMAND_TIMEOUT).');
 
-/** `{ ok:false, error_type, error_message }` for a failure before or around a command. */
+/** The failure for an error before or around a command. */
 function failure(error: unknown, extra: Record<string, unknown>): Record<string, unknown> {
   // A full disk or a permission is no reason to retry: say which it is.
   const limit = hostLimitResult(error, 'the sandbox');
@@ -36,24 +37,16 @@ function failure(error: unknown, extra: Record<string, unknown>): Record<string,
   const code = error instanceof KsadkError ? error.code : undefined;
   const errorType =
     code === 'setup' ? 'setup' : code === 'sandbox_busy' ? 'sandbox_busy' : 'sandbox_error';
-  return {
-    ok: false,
-    error_type: errorType,
-    error_message: modelSafeErrorMessage(error),
-    ...extra,
-  };
+  return sandboxFailure(errorType, modelSafeErrorMessage(error), extra);
 }
 
 function disabled(setup: SandboxSetup): Record<string, unknown> | undefined {
   if (setup.resolved.name !== 'disabled') return undefined;
-  return {
-    ok: false,
-    error_type: 'sandbox_disabled',
-    error_message: 'no sandbox backend is configured',
+  return sandboxFailure('sandbox_disabled', 'no sandbox backend is configured', {
     hint: 'set KSADK_SANDBOX_BACKEND to bubblewrap, e2b or local_process (not isolated), or KSADK_SANDBOX_TEMPLATE_ID for E2B',
     backend: 'sandbox/disabled',
     boundary: SANDBOX_BOUNDARIES['disabled'],
-  };
+  });
 }
 
 /** The model's limit in seconds, capped; the default when absent. */
@@ -168,16 +161,14 @@ export function runCommandTool(setup: SandboxSetup): Tool {
       const policy = checkCommandPolicy(command);
       if (!policy.ok) return { ...policy, command: command.slice(0, 200) };
       if (background)
-        return {
-          ok: false,
-          error_type: 'background_not_supported',
-          error_message: 'background commands are not supported; run it in the foreground',
-        };
+        return sandboxFailure(
+          'background_not_supported',
+          'background commands are not supported; run it in the foreground',
+        );
       const off = disabled(setup);
       if (off) return off;
       const filtered = filterModelEnv(env);
-      if (!filtered.ok)
-        return { ok: false, error_type: 'invalid_env', error_message: filtered.error_message };
+      if (!filtered.ok) return sandboxFailure('invalid_env', filtered.error_message);
       return onSession(setup, getInvocationContextOrEmpty(), async ({ session }) => {
         const result = await session.run({
           argv: ['sh', '-c', command],
@@ -232,31 +223,26 @@ export function runCodeTool(setup: SandboxSetup): Tool {
     boundary: 'sandbox',
     resultBudget: { fields: ['stdout', 'stderr'] },
     execute: async ({ code, language = 'python', timeout, env }, context) => {
-      if (!code.trim())
-        return { ok: false, error_type: 'code_required', error_message: 'code is required' };
+      if (!code.trim()) return sandboxFailure('code_required', 'code is required');
       const off = disabled(setup);
       if (off) return off;
       const backend = `sandbox/${setup.resolved.name}`;
       const boundary = SANDBOX_BOUNDARIES[setup.resolved.name];
       if (!setup.isolated)
-        return {
-          ok: false,
-          error_type: 'isolated_sandbox_required',
-          error_message: `run_code needs an isolated sandbox (bubblewrap or e2b); ${setup.resolved.name} is not isolated`,
-          backend,
-          boundary,
-        };
+        return sandboxFailure(
+          'isolated_sandbox_required',
+          `run_code needs an isolated sandbox (bubblewrap or e2b); ${setup.resolved.name} is not isolated`,
+          { backend, boundary },
+        );
       const name = language.trim().toLowerCase();
       const spec = Object.hasOwn(LANGUAGES, name) ? LANGUAGES[name] : undefined;
       if (!spec)
-        return {
-          ok: false,
-          error_type: 'unsupported_language',
-          error_message: `unsupported language: ${language.slice(0, 32)} (python, javascript or bash)`,
-        };
+        return sandboxFailure(
+          'unsupported_language',
+          `unsupported language: ${language.slice(0, 32)} (python, javascript or bash)`,
+        );
       const filtered = filterModelEnv(env);
-      if (!filtered.ok)
-        return { ok: false, error_type: 'invalid_env', error_message: filtered.error_message };
+      if (!filtered.ok) return sandboxFailure('invalid_env', filtered.error_message);
       return onSession(setup, getInvocationContextOrEmpty(), async ({ session }) => {
         const file = `.ksadk-run-code/${randomBytes(16).toString('hex')}.${spec.ext}`;
         await session.writeFile(file, code);

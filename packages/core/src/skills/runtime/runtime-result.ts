@@ -1,4 +1,5 @@
 import type { SandboxCommandResult } from '../../sandbox/sandbox-backend.js';
+import { skillsFailure } from '../error-types.js';
 
 /** One command the workflow ran, as the runtime agent recorded it (output tails). */
 export interface WorkflowCommand {
@@ -109,8 +110,7 @@ export function noSkillsResult(
   runtimeId: string,
   warnings: readonly string[],
 ): SkillRuntimeResult {
-  return {
-    ok: false,
+  return skillsFailure('skill_not_found', NO_SKILLS_MESSAGE, {
     execution_context: `skill-runtime/${backend}`,
     runtime_id: runtimeId,
     exit_code: null,
@@ -118,8 +118,6 @@ export function noSkillsResult(
     stderr: '',
     duration_ms: 0,
     timed_out: false,
-    error_type: 'skill_not_found',
-    error_message: NO_SKILLS_MESSAGE,
     status: 'no_skills',
     executed_skill: null,
     output_files: [],
@@ -128,7 +126,7 @@ export function noSkillsResult(
     loaded_skills: [],
     warnings: [...warnings],
     commands: [],
-  };
+  });
 }
 
 /** Joins the process result and the report into what the model sees; `ok` is always present. */

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { getInvocationContextOrEmpty } from '../../context/invocation-context.js';
 import { defineTool } from '../../tool/define-tool.js';
 import type { Tool } from '../../tool/tool.js';
+import { skillsFailure } from '../error-types.js';
 import type { SkillRuntime } from '../runtime/skill-runtime.js';
 import { normalizeSkillNames } from '../skill-matching.js';
 import { skillFailure } from './skill-read-tools.js';
@@ -37,12 +38,7 @@ export function createExecuteSkillsTool(choice: SkillRuntimeChoice): Tool {
     resultBudget: { fields: ['stdout', 'stderr'] },
     execute: async ({ workflow_prompt, skill_names }, context) => {
       if (!('runtime' in choice))
-        return {
-          ok: false,
-          error_type: 'skill_runtime_disabled',
-          error_message: choice.disabled,
-          hint: choice.hint,
-        };
+        return skillsFailure('skill_runtime_disabled', choice.disabled, { hint: choice.hint });
       try {
         const invocation = getInvocationContextOrEmpty();
         return await choice.runtime.run({

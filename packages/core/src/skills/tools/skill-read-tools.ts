@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import { KsadkError } from '../../errors/ksadk-error.js';
+import { GATEWAY_ERROR_TYPES, type GatewayErrorType } from '../../gateway/tool-error-types.js';
 import { defineTool } from '../../tool/define-tool.js';
 import type { Tool } from '../../tool/tool.js';
 import { hostLimitResult } from '../../util/filesystem-errors.js';
 import { NoFollowError, readNoFollow } from '../../util/no-follow-files.js';
 import { modelSafeErrorMessage } from '../../util/sanitize-message.js';
+import { SKILLS_ERROR_TYPES, type SkillsErrorType, skillsFailure } from '../error-types.js';
 import { buildSkillManifestInstruction } from '../manifest-instruction.js';
 import type { LoadedSkill, SkillEntry, SkillLibrary } from '../skill-library.js';
 
@@ -18,6 +20,10 @@ const spaceId = z
   .optional()
   .describe('A configured skill space id, "public" or "local"; omit for all.');
 
+const isSkillsErrorType = (value: unknown): value is SkillsErrorType | GatewayErrorType =>
+  typeof value === 'string' &&
+  (Object.hasOwn(SKILLS_ERROR_TYPES, value) || Object.hasOwn(GATEWAY_ERROR_TYPES, value));
+
 /** A structured failure for the model: service errors keep their type, anything else is generic. */
 export function skillFailure(
   error: unknown,
@@ -27,12 +33,11 @@ export function skillFailure(
   const errorType =
     (error as { errorType?: unknown } | null)?.errorType ??
     (KsadkError.isInstance(error) ? error.code : undefined);
-  return {
-    ok: false,
-    error_type: typeof errorType === 'string' ? errorType : 'skill_error',
-    error_message: modelSafeErrorMessage(error),
-    ...extra,
-  };
+  return skillsFailure(
+    isSkillsErrorType(errorType) ? errorType : 'skill_error',
+    modelSafeErrorMessage(error),
+    extra,
+  );
 }
 
 const listed = (entry: SkillEntry) => ({
@@ -174,13 +179,14 @@ export function createSkillReadTools(
             const { entries } = await library
               .list(space_id)
               .catch(() => ({ entries: [] as SkillEntry[] }));
-            return {
-              ok: false,
-              error_type: 'skill_not_found',
-              error_message: `Skill not found: ${skill_name.slice(0, 200)}`,
-              space_id: space_id ?? null,
-              available_skills: entries.slice(0, 50).map((entry) => entry.name),
-            };
+            return skillsFailure(
+              'skill_not_found',
+              `Skill not found: ${skill_name.slice(0, 200)}`,
+              {
+                space_id: space_id ?? null,
+                available_skills: entries.slice(0, 50).map((entry) => entry.name),
+              },
+            );
           }
           return loadedSkillResult(loaded);
         } catch (error) {
@@ -202,28 +208,22 @@ export function createSkillReadTools(
       execute: async ({ skill_name, path: resource, space_id }) => {
         try {
           if (!/^(references|assets|scripts)\//.test(resource))
-            return {
-              ok: false,
-              error_type: 'invalid_arguments',
-              error_message: 'path must start with references/, assets/ or scripts/',
-            };
+            return skillsFailure(
+              'invalid_arguments',
+              'path must start with references/, assets/ or scripts/',
+            );
           const loaded = await library.load(skill_name, space_id);
           if (!loaded)
-            return {
-              ok: false,
-              error_type: 'skill_not_found',
-              error_message: `Skill not found: ${skill_name.slice(0, 200)}`,
-            };
+            return skillsFailure('skill_not_found', `Skill not found: ${skill_name.slice(0, 200)}`);
           const { resources, root } = loaded.skill;
           // Only files the listing holds: no `..`, no links, nothing outside the skill.
           if (
             ![...resources.references, ...resources.assets, ...resources.scripts].includes(resource)
           )
-            return {
-              ok: false,
-              error_type: 'resource_not_found',
-              error_message: `No such file in ${loaded.skill.name}: ${resource.slice(0, 200)}`,
-            };
+            return skillsFailure(
+              'resource_not_found',
+              `No such file in ${loaded.skill.name}: ${resource.slice(0, 200)}`,
+            );
           let data: Buffer;
           try {
             // No link followed anywhere on the way (a `references/sub` swapped for a link since
@@ -231,25 +231,22 @@ export function createSkillReadTools(
             data = await readNoFollow(root, resource, MAX_SKILL_RESOURCE_BYTES);
           } catch (error) {
             if (error instanceof NoFollowError && error.reason === 'too_large')
-              return {
-                ok: false,
-                error_type: 'resource_too_large',
-                error_message: `the file is larger than ${MAX_SKILL_RESOURCE_BYTES} bytes`,
-              };
+              return skillsFailure(
+                'too_large',
+                `the file is larger than ${MAX_SKILL_RESOURCE_BYTES} bytes`,
+              );
             if (error instanceof NoFollowError)
-              return {
-                ok: false,
-                error_type: 'resource_not_found',
-                error_message: `${resource.slice(0, 200)} is no longer a regular file of ${loaded.skill.name}`,
-              };
+              return skillsFailure(
+                'resource_not_found',
+                `${resource.slice(0, 200)} is no longer a regular file of ${loaded.skill.name}`,
+              );
             return hostLimitResult(error, "the skill's files") ?? skillFailure(error);
           }
           if (data.includes(0))
-            return {
-              ok: false,
-              error_type: 'binary_file',
-              error_message: 'the file is binary; only text resources can be read',
-            };
+            return skillsFailure(
+              'binary_file',
+              'the file is binary; only text resources can be read',
+            );
           return {
             ok: true,
             skill_name: loaded.skill.name,

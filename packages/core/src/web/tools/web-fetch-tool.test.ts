@@ -355,7 +355,7 @@ describe('web_fetch against an allowlisted local server', () => {
       10_000,
       env.gateway.invoke(web.webFetch, { url: `${server.origin}/slow`, timeout: 1 }),
     );
-    expect(result).toMatchObject({ ok: false, error_type: 'timeout' });
+    expect(result).toMatchObject({ ok: false, error_type: 'tool_timeout' });
     expect(Date.now() - started).toBeLessThan(4_000);
   });
 
@@ -369,7 +369,7 @@ describe('web_fetch against an allowlisted local server', () => {
       10_000,
       env.gateway.invoke(short.webFetch, { url: `${server.origin}/slow`, timeout: 3600 }),
     );
-    expect(result).toMatchObject({ ok: false, error_type: 'timeout' });
+    expect(result).toMatchObject({ ok: false, error_type: 'tool_timeout' });
     expect(Date.now() - started).toBeLessThan(4_000);
   });
 

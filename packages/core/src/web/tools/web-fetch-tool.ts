@@ -4,6 +4,7 @@ import { defineTool } from '../../tool/define-tool.js';
 import type { ToolPolicyInput } from '../../tool/policy.js';
 import type { Tool } from '../../tool/tool.js';
 import { decodeBody } from '../capped-body.js';
+import { webFailure } from '../error-types.js';
 import { type FetchPageDeps, fetchPage } from '../fetch-page.js';
 import { type ConvertedPage, htmlToMarkdown } from '../html-to-markdown.js';
 import type { WebFetchLimits } from '../web-settings.js';
@@ -60,8 +61,7 @@ export function createWebFetchTool(
     timeoutMs: limits.maxTimeoutSeconds * 1000 + 30_000,
     execute: async (input, context) => {
       const url = input.url.trim();
-      if (url === '')
-        return { ok: false, error_type: 'url_required', error_message: 'url is required' };
+      if (url === '') return webFailure('url_required', 'url is required');
       const timeoutSeconds = Math.min(
         input.timeout ?? limits.defaultTimeoutSeconds,
         limits.maxTimeoutSeconds,

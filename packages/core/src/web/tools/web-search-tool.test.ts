@@ -331,14 +331,14 @@ describe('web_search providers (a local server stands in for each provider)', ()
         { provider: 'http', endpoint: `${server.origin}/huge`, maxResponseBytes: 64 * 1024 },
         { query: 'x' },
       ),
-    ).toMatchObject({ ok: false, error_type: 'response_too_large' });
+    ).toMatchObject({ ok: false, error_type: 'too_large' });
     const started = Date.now();
     expect(
       await search(
         { provider: 'http', endpoint: `${server.origin}/slow`, timeoutMs: 500 },
         { query: 'x' },
       ),
-    ).toMatchObject({ ok: false, error_type: 'timeout' });
+    ).toMatchObject({ ok: false, error_type: 'tool_timeout' });
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(
       await search({ provider: 'http', endpoint: `${server.origin}/not-json` }, { query: 'x' }),

@@ -4,6 +4,7 @@ import { defineTool } from '../../tool/define-tool.js';
 import type { ToolPolicyInput } from '../../tool/policy.js';
 import type { Tool } from '../../tool/tool.js';
 import { modelSafeErrorMessage } from '../../util/sanitize-message.js';
+import { webFailure } from '../error-types.js';
 import { ProviderRequestError } from '../provider-request.js';
 import { runWebSearch, SearchNotConfiguredError } from '../search-providers.js';
 import type { WebSearchConfig } from '../web-settings.js';
@@ -43,8 +44,7 @@ export function createWebSearchTool(
     resultBudget: { fields: ['results'] },
     execute: async (input, context) => {
       const query = input.query.trim();
-      if (query === '')
-        return { ok: false, error_type: 'query_required', error_message: 'query is required' };
+      if (query === '') return webFailure('query_required', 'query is required');
       try {
         const results = await runWebSearch(
           config,
@@ -58,19 +58,13 @@ export function createWebSearchTool(
         return { ok: true, query, provider: config.provider, results };
       } catch (error) {
         if (error instanceof SearchNotConfiguredError || error instanceof ProviderRequestError)
-          return {
-            ok: false,
-            error_type: error.errorType,
-            error_message: modelSafeErrorMessage(error),
+          return webFailure(error.errorType, modelSafeErrorMessage(error), {
             query,
             ...(config.provider ? { provider: config.provider } : {}),
-          };
-        return {
-          ok: false,
-          error_type: 'provider_error',
-          error_message: `web search failed: ${modelSafeErrorMessage(error)}`,
+          });
+        return webFailure('provider_error', `web search failed: ${modelSafeErrorMessage(error)}`, {
           query,
-        };
+        });
       }
     },
   });

@@ -1,4 +1,5 @@
 import type { RE2JS } from 're2js';
+import { workspaceFailure } from '../error-types.js';
 
 /** Longest glob accepted. */
 export const MAX_GLOB_CHARS = 256;
@@ -27,11 +28,7 @@ export function globToRe2(glob: string): string | GlobError {
   let out = '';
   let wildcards = 0;
   const braces: number[] = [];
-  const fail = (message: string): GlobError => ({
-    ok: false,
-    error_type: 'invalid_glob',
-    error_message: message,
-  });
+  const fail = (message: string): GlobError => workspaceFailure('invalid_glob', message);
   for (let index = 0; index < glob.length; index += 1) {
     const char = glob[index]!;
     if (char === '\\') {
@@ -125,11 +122,7 @@ let re2: Promise<typeof import('re2js')> | undefined;
  */
 export async function compileGlob(glob: string): Promise<GlobMatcher | GlobError> {
   if (glob.length > MAX_GLOB_CHARS) {
-    return {
-      ok: false,
-      error_type: 'invalid_glob',
-      error_message: `glob is longer than ${MAX_GLOB_CHARS} characters`,
-    };
+    return workspaceFailure('invalid_glob', `glob is longer than ${MAX_GLOB_CHARS} characters`);
   }
   const source = globToRe2(glob);
   if (typeof source !== 'string') return source;
@@ -139,11 +132,10 @@ export async function compileGlob(glob: string): Promise<GlobMatcher | GlobError
   try {
     compiled = RE2JS.compile(`^(?:${source})$`, RE2JS.DOTALL);
   } catch (error) {
-    return {
-      ok: false,
-      error_type: 'invalid_glob',
-      error_message: `invalid glob: ${error instanceof Error ? error.message.slice(0, 200) : 'unreadable'}`,
-    };
+    return workspaceFailure(
+      'invalid_glob',
+      `invalid glob: ${error instanceof Error ? error.message.slice(0, 200) : 'unreadable'}`,
+    );
   }
   return (relativePath) => compiled.matches(relativePath);
 }

@@ -3,6 +3,7 @@ import { open } from 'node:fs/promises';
 import path from 'node:path';
 import type { RE2JS } from 're2js';
 import { isReserved } from '../../util/reserved-dirs.js';
+import { workspaceFailure } from '../error-types.js';
 import { splitLines } from '../text-lines.js';
 import { walkWorkspace } from '../walk.js';
 import { runBuiltinSearch } from './builtin-search.js';
@@ -71,11 +72,10 @@ export async function compileQuery(
   caseSensitive: boolean,
 ): Promise<CompiledQuery | QueryError> {
   if (query.length > MAX_QUERY_CHARS) {
-    return {
-      ok: false,
-      error_type: 'regex_too_complex',
-      error_message: `the query is longer than ${MAX_QUERY_CHARS} characters`,
-    };
+    return workspaceFailure(
+      'regex_too_complex',
+      `the query is longer than ${MAX_QUERY_CHARS} characters`,
+    );
   }
   re2 ??= import('re2js');
   const { RE2JS } = await re2;
@@ -86,18 +86,16 @@ export async function compileQuery(
     compiled = RE2JS.compile(pattern, flags);
   } catch (error) {
     const message = error instanceof Error ? error.message : 'unreadable pattern';
-    return {
-      ok: false,
-      error_type: 'invalid_regex',
-      error_message: `invalid regular expression: ${message.slice(0, 200)}`,
-    };
+    return workspaceFailure(
+      'invalid_regex',
+      `invalid regular expression: ${message.slice(0, 200)}`,
+    );
   }
   if (compiled.programSize() > MAX_PROGRAM_SIZE) {
-    return {
-      ok: false,
-      error_type: 'regex_too_complex',
-      error_message: `the regular expression is too complex (its program has more than ${MAX_PROGRAM_SIZE} instructions); simplify it or use a literal query`,
-    };
+    return workspaceFailure(
+      'regex_too_complex',
+      `the regular expression is too complex (its program has more than ${MAX_PROGRAM_SIZE} instructions); simplify it or use a literal query`,
+    );
   }
   return { pattern, flags };
 }
@@ -144,11 +142,10 @@ async function searchWithRipgrep(
   } catch (error) {
     // A pattern ripgrep refused is refused: running it in process instead is what stalled hosts.
     if (error instanceof RipgrepPatternError) {
-      return {
-        ok: false,
-        error_type: error.kind === 'too_complex' ? 'regex_too_complex' : 'invalid_regex',
-        error_message: error.message,
-      };
+      return workspaceFailure(
+        error.kind === 'too_complex' ? 'regex_too_complex' : 'invalid_regex',
+        error.message,
+      );
     }
     if (options.signal?.aborted) throw error;
     return undefined;

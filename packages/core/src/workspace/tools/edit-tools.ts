@@ -7,6 +7,7 @@ import type { Tool, ToolExecutionContext } from '../../tool/tool.js';
 import { echoValue } from '../../util/sanitize-message.js';
 import { replaceFileAtomically } from '../atomic-file.js';
 import { applyEdit, type EditRequest } from '../edit-matching.js';
+import { workspaceFailure } from '../error-types.js';
 import { loadDiff } from '../lazy-deps.js';
 import { DirectoryEscapeError, escapedResult, pinDirectory } from '../pinned-dir.js';
 import { isTextFileError, readTextFile } from '../text-file.js';
@@ -40,34 +41,24 @@ async function loadForEdit(
   if (!record) {
     return {
       loaded: false,
-      failure: {
-        ok: false,
+      failure: workspaceFailure('file_not_read', 'file must be read before editing', {
         path: target.relative,
-        error_type: 'file_not_read',
-        error_message: 'file must be read before editing',
         suggested_action: `Call read_workspace_file(path="${target.relative}") before editing.`,
-      },
+      }),
     };
   }
   const file =
     target.kind === 'file'
       ? await readTextFile(target.absolute, shown)
-      : ({
-          ok: false,
-          error_type: 'not_a_file',
-          error_message: `${echoValue(shown)} is not a regular file`,
-        } as const);
+      : workspaceFailure('not_a_file', `${echoValue(shown)} is not a regular file`);
   if (isTextFileError(file)) return { loaded: false, failure: { ...file, path: target.relative } };
   if (file.mtimeNs !== record.mtimeNs || file.sizeBytes !== record.sizeBytes) {
     return {
       loaded: false,
-      failure: {
-        ok: false,
+      failure: workspaceFailure('file_modified_since_read', 'file changed since it was last read', {
         path: target.relative,
-        error_type: 'file_modified_since_read',
-        error_message: 'file changed since it was last read',
         suggested_action: `Re-read ${target.relative} with read_workspace_file and retry the edit.`,
-      },
+      }),
     };
   }
   return { loaded: true, root, target, text: file.text };
@@ -166,12 +157,9 @@ export function editWorkspaceFileTool(setup: WorkspaceSetup): Tool {
     boundary: WORKSPACE_BOUNDARY,
     execute: async (input, context) => {
       if (input.old_text === '') {
-        return {
-          ok: false,
-          error_type: 'missing_old_text',
-          error_message: 'old_text must not be empty',
+        return workspaceFailure('missing_old_text', 'old_text must not be empty', {
           path: echoValue(input.path),
-        };
+        });
       }
       const loaded = await loadForEdit(setup, context, input.path);
       if (!loaded.loaded) return loaded.failure;
@@ -219,13 +207,10 @@ export function multiEditWorkspaceFileTool(setup: WorkspaceSetup): Tool {
     execute: async (input, context) => {
       const empty = input.edits.findIndex((edit) => edit.old_text === '');
       if (empty !== -1) {
-        return {
-          ok: false,
-          error_type: 'invalid_edit',
-          error_message: `edit ${empty} has an empty old_text`,
+        return workspaceFailure('invalid_edit', `edit ${empty} has an empty old_text`, {
           failed_edit_index: empty,
           path: input.path,
-        };
+        });
       }
       const loaded = await loadForEdit(setup, context, input.path);
       if (!loaded.loaded) return loaded.failure;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from '../../tool/define-tool.js';
 import type { Tool } from '../../tool/tool.js';
+import { workspaceFailure } from '../error-types.js';
 import { readWorkspaceText } from '../text-file.js';
 import { splitLines } from '../text-lines.js';
 import { WORKSPACE_BOUNDARY, WORKSPACE_GROUP, type WorkspaceSetup } from '../workspace-setup.js';
@@ -204,17 +205,13 @@ export function lintWorkspaceFileTool(setup: WorkspaceSetup): Tool {
       else if (language === 'python') syntax = await pythonIssues(file.text);
       const base = { path: target.relative, language, lint_model: 'built_in_lightweight' };
       if (syntax === undefined) {
-        return {
-          ok: false,
-          ...base,
-          error_type: 'syntax_check_unavailable',
-          error_message:
-            language === 'python'
-              ? 'Python syntax check unavailable: python3 was not found on the host.'
-              : 'TypeScript syntax check unavailable: install the typescript package.',
-          syntax_checked: false,
-          issues: issues.slice(0, MAX_ISSUES),
-        };
+        return workspaceFailure(
+          'syntax_check_unavailable',
+          language === 'python'
+            ? 'Python syntax check unavailable: python3 was not found on the host.'
+            : 'TypeScript syntax check unavailable: install the typescript package.',
+          { ...base, syntax_checked: false, issues: issues.slice(0, MAX_ISSUES) },
+        );
       }
       const all = [...syntax, ...issues].slice(0, MAX_ISSUES);
       return {

@@ -3,6 +3,7 @@ import { budgetTextFields, narrowBudget } from '../../budget/result-budget.js';
 import { isResultHandle } from '../../budget/result-store.js';
 import { defineTool } from '../../tool/define-tool.js';
 import type { Tool } from '../../tool/tool.js';
+import { workspaceFailure } from '../error-types.js';
 import { readPersistedText, readWorkspaceText } from '../text-file.js';
 import { splitLines } from '../text-lines.js';
 import { globFilter, walkWorkspace } from '../walk.js';
@@ -147,12 +148,9 @@ export function readWorkspaceFileTool(setup: WorkspaceSetup): Tool {
       const start = Math.max(1, input.start_line ?? 1);
       const end = Math.min(total, input.end_line ?? total);
       if (end > 0 && start > end) {
-        return {
-          ok: false,
-          error_type: 'invalid_range',
-          error_message: 'start_line must be <= end_line',
+        return workspaceFailure('invalid_range', 'start_line must be <= end_line', {
           path: target.relative,
-        };
+        });
       }
       const selected = lines.slice(start - 1, end);
       const content = input.include_line_numbers

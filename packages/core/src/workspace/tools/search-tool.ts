@@ -3,6 +3,7 @@ import { budgetToolOutput } from '../../budget/result-budget.js';
 import { defineTool } from '../../tool/define-tool.js';
 import type { Tool } from '../../tool/tool.js';
 import { echoValue } from '../../util/sanitize-message.js';
+import { workspaceFailure } from '../error-types.js';
 import { compileQuery, MAX_QUERY_CHARS, searchWorkspace } from '../search/search-files.js';
 import { globFilter } from '../walk.js';
 import { isPathError, resolveWorkspacePath } from '../workspace-paths.js';
@@ -29,8 +30,7 @@ export function searchWorkspaceFilesTool(setup: WorkspaceSetup): Tool {
     group: WORKSPACE_GROUP,
     boundary: WORKSPACE_BOUNDARY,
     execute: async (input, context) => {
-      if (input.query === '')
-        return { ok: false, error_type: 'query_required', error_message: 'query is required' };
+      if (input.query === '') return workspaceFailure('query_required', 'query is required');
       const compiled = await compileQuery(input.query, input.is_regex, input.case_sensitive);
       if ('ok' in compiled) return compiled;
       const matchesGlob = await globFilter(input.glob);
@@ -39,12 +39,9 @@ export function searchWorkspaceFilesTool(setup: WorkspaceSetup): Tool {
       const base = await resolveWorkspacePath(root, input.path, { mustExist: true });
       if (isPathError(base)) return base;
       if (base.kind !== 'file' && base.kind !== 'directory') {
-        return {
-          ok: false,
-          error_type: 'invalid_path',
-          error_message: `${echoValue(input.path)} cannot be searched`,
+        return workspaceFailure('invalid_path', `${echoValue(input.path)} cannot be searched`, {
           path: echoValue(input.path),
-        };
+        });
       }
       const outcome = await searchWorkspace(
         {

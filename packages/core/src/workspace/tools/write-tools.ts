@@ -5,6 +5,7 @@ import { defineTool } from '../../tool/define-tool.js';
 import type { Tool } from '../../tool/tool.js';
 import { echoValue } from '../../util/sanitize-message.js';
 import { tempName, writeNewFile } from '../atomic-file.js';
+import { workspaceFailure } from '../error-types.js';
 import {
   DirectoryEscapeError,
   escapedResult,
@@ -75,12 +76,11 @@ async function removeQuietly(files: string[], dirs: string[]): Promise<void> {
 }
 
 function tooLarge(shown: string, bytes: number, max: number) {
-  return {
-    ok: false as const,
-    error_type: 'file_too_large',
-    error_message: `content is ${bytes} bytes; the workspace write limit is ${max} bytes`,
-    path: shown,
-  };
+  return workspaceFailure(
+    'too_large',
+    `content is ${bytes} bytes; the workspace write limit is ${max} bytes`,
+    { path: shown },
+  );
 }
 
 /** `write_workspace_file`. */
@@ -102,22 +102,18 @@ export function writeWorkspaceFileTool(setup: WorkspaceSetup): Tool {
       const target = await resolveWorkspacePath(root, input.path);
       if (isPathError(target)) return target;
       if (target.relative === '.' || target.kind === 'directory') {
-        return {
-          ok: false,
-          error_type: 'is_a_directory',
-          error_message: `${echoValue(input.path)} is a directory`,
+        return workspaceFailure('is_a_directory', `${echoValue(input.path)} is a directory`, {
           path: echoValue(input.path),
-        };
+        });
       }
       const bytes = Buffer.byteLength(input.content, 'utf8');
       if (bytes > setup.maxWriteBytes) return tooLarge(input.path, bytes, setup.maxWriteBytes);
       if (target.exists && !input.overwrite) {
-        return {
-          ok: false,
-          error_type: 'already_exists',
-          error_message: `workspace file already exists: ${echoValue(input.path)}`,
-          path: target.relative,
-        };
+        return workspaceFailure(
+          'already_exists',
+          `workspace file already exists: ${echoValue(input.path)}`,
+          { path: target.relative },
+        );
       }
       let created: string[] = [];
       let dir: PinnedDir;
@@ -143,12 +139,11 @@ export function writeWorkspaceFileTool(setup: WorkspaceSetup): Tool {
         await removeQuietly([temp], created);
         if (error instanceof DirectoryEscapeError) return escapedResult(target.relative);
         if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
-          return {
-            ok: false,
-            error_type: 'already_exists',
-            error_message: `workspace file already exists: ${echoValue(input.path)}`,
-            path: target.relative,
-          };
+          return workspaceFailure(
+            'already_exists',
+            `workspace file already exists: ${echoValue(input.path)}`,
+            { path: target.relative },
+          );
         }
         throw error;
       } finally {
@@ -182,24 +177,18 @@ export function writeWorkspaceFilesTool(setup: WorkspaceSetup): Tool {
         const target = await resolveWorkspacePath(root, file.path);
         if (isPathError(target)) return { ...target, failed_index: index, written: [] };
         if (target.relative === '.' || target.kind === 'directory') {
-          return {
-            ok: false,
-            error_type: 'is_a_directory',
-            error_message: `${echoValue(file.path)} is a directory`,
+          return workspaceFailure('is_a_directory', `${echoValue(file.path)} is a directory`, {
             path: echoValue(file.path),
             failed_index: index,
             written: [],
-          };
+          });
         }
         if (seen.has(target.relative)) {
-          return {
-            ok: false,
-            error_type: 'duplicate_path',
-            error_message: `${echoValue(file.path)} appears twice`,
+          return workspaceFailure('duplicate_path', `${echoValue(file.path)} appears twice`, {
             path: echoValue(file.path),
             failed_index: index,
             written: [],
-          };
+          });
         }
         seen.add(target.relative);
         const bytes = Buffer.byteLength(file.content, 'utf8');
@@ -210,14 +199,11 @@ export function writeWorkspaceFilesTool(setup: WorkspaceSetup): Tool {
             written: [],
           };
         if (target.exists && !input.overwrite) {
-          return {
-            ok: false,
-            error_type: 'already_exists',
-            error_message: `workspace file already exists: ${echoValue(file.path)}`,
-            path: target.relative,
-            failed_index: index,
-            written: [],
-          };
+          return workspaceFailure(
+            'already_exists',
+            `workspace file already exists: ${echoValue(file.path)}`,
+            { path: target.relative, failed_index: index, written: [] },
+          );
         }
         targets.push(target);
       }
@@ -268,12 +254,11 @@ export function writeWorkspaceFilesTool(setup: WorkspaceSetup): Tool {
           return { ...escapedResult('(batch)'), written: [] };
         }
         const code = (error as NodeJS.ErrnoException).code;
-        return {
-          ok: false,
-          error_type: code === 'EEXIST' ? 'already_exists' : 'write_failed',
-          error_message: `no file was written: ${code === 'EEXIST' ? 'a file appeared while writing' : 'a write failed'}`,
-          written: [],
-        };
+        return workspaceFailure(
+          code === 'EEXIST' ? 'already_exists' : 'write_failed',
+          `no file was written: ${code === 'EEXIST' ? 'a file appeared while writing' : 'a write failed'}`,
+          { written: [] },
+        );
       }
       for (const { backup } of backups) await rm(backup, { force: true });
       for (const pin of pins.values()) await pin.close();
@@ -307,24 +292,20 @@ export function deleteWorkspaceFileTool(setup: WorkspaceSetup): Tool {
       });
       if (isPathError(target)) return target;
       if (target.relative === '.') {
-        return {
-          ok: false,
-          error_type: 'refuse_root',
-          error_message: 'refuse to delete workspace root',
+        return workspaceFailure('refuse_root', 'refuse to delete workspace root', {
           path: echoValue(input.path),
-        };
+        });
       }
       if (target.kind === 'directory') {
         try {
           await rmdir(target.absolute);
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code === 'ENOTEMPTY') {
-            return {
-              ok: false,
-              error_type: 'directory_not_empty',
-              error_message: `${echoValue(input.path)} is a directory that is not empty`,
-              path: target.relative,
-            };
+            return workspaceFailure(
+              'directory_not_empty',
+              `${echoValue(input.path)} is a directory that is not empty`,
+              { path: target.relative },
+            );
           }
           throw error;
         }
