@@ -1,14 +1,13 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { registerSecret } from '../util/redact.js';
 import { modelSafeErrorMessage } from '../util/sanitize-message.js';
 import type { McpHttpServerConfig } from './mcp-config.js';
 import {
-  clientInfo,
   type McpClientSetup,
   type McpConnection,
   type McpSession,
   type McpToolsetDiagnostics,
+  newMcpClient,
 } from './mcp-connection.js';
 
 /** Options shared by the HTTP transports. */
@@ -41,11 +40,7 @@ export function createHttpConnection(
   const fetchOption = options.fetch ? { fetch: options.fetch } : {};
 
   const connect = async (transport: Transport, end: () => Promise<void>): Promise<McpSession> => {
-    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
-    const client: Client = new Client(clientInfo(options.clientName), {
-      capabilities: options.setup?.capabilities ?? {},
-    });
-    await options.setup?.install(client);
+    const client = await newMcpClient(options.clientName, options.setup);
     try {
       await client.connect(transport, { timeout: config.timeoutMs });
     } catch (error) {

@@ -65,3 +65,14 @@ export interface McpClientSetup {
   readonly capabilities: Record<string, unknown>;
   install(client: Client): Promise<void>;
 }
+
+/** A new SDK client, named and prepared (`setup`), not yet connected; loads the SDK's client. */
+export async function newMcpClient(
+  clientName: string | undefined,
+  setup: McpClientSetup | undefined,
+): Promise<Client> {
+  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+  const client = new Client(clientInfo(clientName), { capabilities: setup?.capabilities ?? {} });
+  await setup?.install(client);
+  return client;
+}

@@ -1,15 +1,14 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { KsadkError } from '../errors/ksadk-error.js';
 import { ByteTail } from '../util/byte-tail.js';
 import { redactSecrets, registerSecret, secretValuesFromEnv } from '../util/redact.js';
 import type { McpStdioServerConfig } from './mcp-config.js';
 import {
-  clientInfo,
   type McpClientSetup,
   type McpConnection,
   type McpProcessExit,
   type McpSession,
   type McpToolsetDiagnostics,
+  newMcpClient,
 } from './mcp-connection.js';
 import { createRestartBackoff, type RestartBackoffOptions } from './restart-backoff.js';
 import {
@@ -245,16 +244,11 @@ export function createStdioConnection(
     }
     if (wait > 0) await sleeper.sleep(wait);
     if (abandoned(mine)) throw new Error('it was closed');
-    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
-    if (abandoned(mine)) throw new Error('it was closed');
     let exit: StdioProcessExit | undefined;
     const transport = await spawnServer(mine, (ended) => {
       exit = ended;
     });
-    const client: Client = new Client(clientInfo(options.clientName), {
-      capabilities: options.setup?.capabilities ?? {},
-    });
-    await options.setup?.install(client);
+    const client = await newMcpClient(options.clientName, options.setup);
     try {
       await client.connect(transport, { timeout: config.timeoutMs });
     } catch (error) {

@@ -6,6 +6,7 @@ import {
 } from '../../context/invocation-context.js';
 import { KsadkError } from '../../errors/ksadk-error.js';
 import { defineTool } from '../../tool/define-tool.js';
+import type { ToolPolicyInput } from '../../tool/policy.js';
 import type { Tool } from '../../tool/tool.js';
 import { hostLimitResult } from '../../util/filesystem-errors.js';
 import { modelSafeErrorMessage } from '../../util/sanitize-message.js';
@@ -47,6 +48,21 @@ function disabled(setup: SandboxSetup): Record<string, unknown> | undefined {
     backend: 'sandbox/disabled',
     boundary: SANDBOX_BOUNDARIES['disabled'],
   });
+}
+
+/** What `run_command` and `run_code` share: high risk, code execution, the sandbox boundary. */
+function commandToolBase(setup: SandboxSetup) {
+  return {
+    group: GROUP,
+    policy: {
+      riskLevel: 'high',
+      sideEffects: ['code_execution'],
+      approvalScopes: ['sandbox'],
+    } satisfies ToolPolicyInput,
+    timeoutMs: setup.settings.maxCommandTimeoutMs + 120_000,
+    boundary: 'sandbox',
+    resultBudget: { fields: ['stdout', 'stderr'] },
+  } as const;
 }
 
 /** The model's limit in seconds, capped; the default when absent. */
@@ -152,11 +168,7 @@ export function runCommandTool(setup: SandboxSetup): Tool {
       env: envInput,
       background: z.boolean().optional(),
     }),
-    group: GROUP,
-    policy: { riskLevel: 'high', sideEffects: ['code_execution'], approvalScopes: ['sandbox'] },
-    timeoutMs: setup.settings.maxCommandTimeoutMs + 120_000,
-    boundary: 'sandbox',
-    resultBudget: { fields: ['stdout', 'stderr'] },
+    ...commandToolBase(setup),
     execute: async ({ command, cwd, timeout, env, background }, context) => {
       const policy = checkCommandPolicy(command);
       if (!policy.ok) return { ...policy, command: command.slice(0, 200) };
@@ -217,11 +229,7 @@ export function runCodeTool(setup: SandboxSetup): Tool {
       timeout: timeoutInput,
       env: envInput,
     }),
-    group: GROUP,
-    policy: { riskLevel: 'high', sideEffects: ['code_execution'], approvalScopes: ['sandbox'] },
-    timeoutMs: setup.settings.maxCommandTimeoutMs + 120_000,
-    boundary: 'sandbox',
-    resultBudget: { fields: ['stdout', 'stderr'] },
+    ...commandToolBase(setup),
     execute: async ({ code, language = 'python', timeout, env }, context) => {
       if (!code.trim()) return sandboxFailure('code_required', 'code is required');
       const off = disabled(setup);

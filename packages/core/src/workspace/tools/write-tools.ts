@@ -24,6 +24,13 @@ import {
   type WorkspaceSetup,
 } from '../workspace-setup.js';
 
+/** What the write tools share: medium risk, a workspace write, the workspace boundary. */
+const WRITE_TOOL = {
+  policy: { riskLevel: 'medium', sideEffects: ['workspace_write'] },
+  group: WORKSPACE_GROUP,
+  boundary: WORKSPACE_BOUNDARY,
+} as const;
+
 const MAX_BATCH = 100;
 
 /**
@@ -94,9 +101,7 @@ export function writeWorkspaceFileTool(setup: WorkspaceSetup): Tool {
       content: z.string(),
       overwrite: z.boolean().default(true),
     }),
-    policy: { riskLevel: 'medium', sideEffects: ['workspace_write'] },
-    group: WORKSPACE_GROUP,
-    boundary: WORKSPACE_BOUNDARY,
+    ...WRITE_TOOL,
     execute: async (input, context) => {
       const root = await setup.rootFor(context.invocation);
       const target = await resolveWorkspacePath(root, input.path);
@@ -165,9 +170,7 @@ export function writeWorkspaceFilesTool(setup: WorkspaceSetup): Tool {
       files: z.array(z.object({ path: z.string(), content: z.string() })).min(1),
       overwrite: z.boolean().default(true),
     }),
-    policy: { riskLevel: 'medium', sideEffects: ['workspace_write'] },
-    group: WORKSPACE_GROUP,
-    boundary: WORKSPACE_BOUNDARY,
+    ...WRITE_TOOL,
     execute: async (input, context) => {
       const root = await setup.rootFor(context.invocation);
       const batch = input.files.slice(0, MAX_BATCH);
