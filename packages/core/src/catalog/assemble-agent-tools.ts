@@ -161,19 +161,11 @@ export async function assembleAgentTools(
 
   if (options.builtins !== false) {
     try {
-      const builtins =
-        options.builtins === undefined
-          ? catalog.builtinToolsFromEnv()
-          : catalog.getTools({
-              mode: options.builtins.mode ?? 'direct',
-              profile: options.builtins.profile ?? 'default',
-              ...(options.builtins.include !== undefined
-                ? { include: options.builtins.include }
-                : {}),
-            });
       // The catalogue's own memory and skill groups were added above, in their own slots.
       add(
-        builtins.filter((tool) => sources[tool.name] === undefined || sources[tool.name] === 'own'),
+        builtinToolsOf(catalog, options.builtins).filter(
+          (tool) => sources[tool.name] === undefined || sources[tool.name] === 'own',
+        ),
         'builtin',
       );
     } catch (error) {
@@ -197,21 +189,10 @@ export async function assembleAgentTools(
   }
 
   for (const agent of options.a2a ?? []) {
-    try {
-      const tool = await createA2AAgentTool({
-        client: createA2AClient(agent),
-        ...(agent.name ? { name: agent.name } : {}),
-        ...(agent.description ? { description: agent.description } : {}),
-        ...(agent.riskLevel ? { riskLevel: agent.riskLevel } : {}),
-      });
-      catalog.registerExternalTools([tool]);
-      add([tool], 'a2a');
-    } catch (error) {
-      if (options.strict) throw error;
-      warnings.push(
-        `A2A agent at ${new URL(agent.url).host} skipped: ${modelSafeErrorMessage(error)}`,
-      );
-    }
+    const tool = await a2aToolOf(agent, options.strict ?? false, warnings);
+    if (!tool) continue;
+    catalog.registerExternalTools([tool]);
+    add([tool], 'a2a');
   }
 
   const tools = Object.freeze([...ordered]);
@@ -222,25 +203,69 @@ export async function assembleAgentTools(
     instructions,
     warnings: Object.freeze([...warnings]),
     catalog,
-    selectDeferredTools(names) {
-      // What tool_search may offer: the built-in profile's tools and the runnable external ones.
-      const offered = new Map(
-        [...catalog.getTools({ profile: builtinProfile }), ...catalog.externalTools()].map(
-          (tool) => [tool.name, tool],
-        ),
-      );
-      const selected: Tool[] = [];
-      const skipped: string[] = [];
-      for (const name of new Set(names)) {
-        const tool = tools.find((candidate) => candidate.name === name) ?? offered.get(name);
-        if (tool) selected.push(tool);
-        else skipped.push(name);
-      }
-      return { tools: selected, skipped };
-    },
+    selectDeferredTools: deferredSelection(tools, catalog, builtinProfile),
     async close() {
       await Promise.allSettled(closers.map((close) => close()));
     },
+  };
+}
+
+/** The built-in tools: from the environment when the option is absent, else as it says. */
+function builtinToolsOf(
+  catalog: ToolCatalog,
+  builtins: Exclude<AssembleAgentToolsOptions['builtins'], false>,
+): Tool[] {
+  if (builtins === undefined) return catalog.builtinToolsFromEnv();
+  return catalog.getTools({
+    mode: builtins.mode ?? 'direct',
+    profile: builtins.profile ?? 'default',
+    ...(builtins.include !== undefined ? { include: builtins.include } : {}),
+  });
+}
+
+/** A remote agent as a tool, or `undefined` (reported in `warnings`) when its card cannot be read. */
+async function a2aToolOf(
+  agent: A2AAgentConfig,
+  strict: boolean,
+  warnings: string[],
+): Promise<Tool | undefined> {
+  try {
+    return await createA2AAgentTool({
+      client: createA2AClient(agent),
+      ...(agent.name ? { name: agent.name } : {}),
+      ...(agent.description ? { description: agent.description } : {}),
+      ...(agent.riskLevel ? { riskLevel: agent.riskLevel } : {}),
+    });
+  } catch (error) {
+    if (strict) throw error;
+    warnings.push(
+      `A2A agent at ${new URL(agent.url).host} skipped: ${modelSafeErrorMessage(error)}`,
+    );
+    return undefined;
+  }
+}
+
+/** `selectDeferredTools`: the assembly's tools, then what tool_search may offer (the profile's built-ins, runnable external tools). */
+function deferredSelection(
+  tools: readonly Tool[],
+  catalog: ToolCatalog,
+  profile: string,
+): AgentAssembly['selectDeferredTools'] {
+  return (names) => {
+    const offered = new Map(
+      [...catalog.getTools({ profile }), ...catalog.externalTools()].map((tool) => [
+        tool.name,
+        tool,
+      ]),
+    );
+    const selected: Tool[] = [];
+    const skipped: string[] = [];
+    for (const name of new Set(names)) {
+      const tool = tools.find((candidate) => candidate.name === name) ?? offered.get(name);
+      if (tool) selected.push(tool);
+      else skipped.push(name);
+    }
+    return { tools: selected, skipped };
   };
 }
 
