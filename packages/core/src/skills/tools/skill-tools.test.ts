@@ -101,6 +101,38 @@ const byName = (tools: readonly Tool[], name: string): Tool => {
   return tool;
 };
 
+/** Reads a resource through the gateway for `ms`, tallying what came back (`ok:<content>` or the error type). */
+async function tallyResourceReads(
+  tools: readonly Tool[],
+  skill: string,
+  resource: string,
+  ms: number,
+): Promise<Map<string, number>> {
+  const gateway = createToolGateway({ env: {} });
+  const seen = new Map<string, number>();
+  const started = Date.now();
+  while (Date.now() - started < ms) {
+    const result = await gateway.invoke(byName(tools, 'load_skill_resource'), {
+      skill_name: skill,
+      path: resource,
+    });
+    const key = result.ok ? `ok:${String(result['content'])}` : String(result['error_type']);
+    seen.set(key, (seen.get(key) ?? 0) + 1);
+  }
+  return seen;
+}
+
+/** Only the real file's text ever came back, at least once; a swap is resource_not_found, never an error. */
+function expectOnlyTheRealFile(seen: Map<string, number>): string {
+  const summary = JSON.stringify(Object.fromEntries(seen));
+  expect(
+    [...seen.keys()].every((key) => key === 'ok:inside' || key === 'resource_not_found'),
+    summary,
+  ).toBe(true);
+  expect(seen.get('ok:inside') ?? 0, summary).toBeGreaterThan(0);
+  return summary;
+}
+
 describe('skill read tools', () => {
   it('list, search and load local skills without host paths', async () => {
     const toolset = await createSkillToolset({ env: env(), service: false, runtime: false });
@@ -177,8 +209,6 @@ describe('skill read tools', () => {
       service: false,
       runtime: false,
     });
-    const gateway = createToolGateway({ env: {} });
-    const seen = new Map<string, number>();
     let stop = false;
     const swapper = (async () => {
       for (let round = 0; !stop; round += 1) {
@@ -195,24 +225,10 @@ describe('skill read tools', () => {
         await new Promise((resolve) => setTimeout(resolve, 2));
       }
     })();
-    const started = Date.now();
-    while (Date.now() - started < 2_000) {
-      const result = await gateway.invoke(byName(toolset.tools, 'load_skill_resource'), {
-        skill_name: 'swapped',
-        path: 'references/notes.md',
-      });
-      const key = result.ok ? `ok:${String(result['content'])}` : String(result['error_type']);
-      seen.set(key, (seen.get(key) ?? 0) + 1);
-    }
+    const seen = await tallyResourceReads(toolset.tools, 'swapped', 'references/notes.md', 2_000);
     stop = true;
     await swapper;
-    const summary = JSON.stringify(Object.fromEntries(seen));
-    // Only the real file's text ever comes back; a swap is resource_not_found, never an error.
-    expect(
-      [...seen.keys()].every((key) => key === 'ok:inside' || key === 'resource_not_found'),
-      summary,
-    ).toBe(true);
-    expect(seen.get('ok:inside') ?? 0, summary).toBeGreaterThan(0);
+    expectOnlyTheRealFile(seen);
   });
 
   it('load_skill_resource racing a swap of its references/sub folder for a link never reads through the link', {
@@ -236,8 +252,6 @@ describe('skill read tools', () => {
       service: false,
       runtime: false,
     });
-    const gateway = createToolGateway({ env: {} });
-    const seen = new Map<string, number>();
     let stop = false;
     const aside = path.join(skillDir, 'references', 'sub.aside');
     const swapper = (async () => {
@@ -250,23 +264,15 @@ describe('skill read tools', () => {
         await new Promise((resolve) => setTimeout(resolve, 2));
       }
     })();
-    const started = Date.now();
-    while (Date.now() - started < 2_000) {
-      const result = await gateway.invoke(byName(toolset.tools, 'load_skill_resource'), {
-        skill_name: 'folder-swapped',
-        path: 'references/sub/notes.md',
-      });
-      const key = result.ok ? `ok:${String(result['content'])}` : String(result['error_type']);
-      seen.set(key, (seen.get(key) ?? 0) + 1);
-    }
+    const seen = await tallyResourceReads(
+      toolset.tools,
+      'folder-swapped',
+      'references/sub/notes.md',
+      2_000,
+    );
     stop = true;
     await swapper;
-    const summary = JSON.stringify(Object.fromEntries(seen));
-    expect(
-      [...seen.keys()].every((key) => key === 'ok:inside' || key === 'resource_not_found'),
-      summary,
-    ).toBe(true);
-    expect(seen.get('ok:inside') ?? 0, summary).toBeGreaterThan(0);
+    const summary = expectOnlyTheRealFile(seen);
     expect(seen.get('resource_not_found') ?? 0, summary).toBeGreaterThan(0);
   });
 
