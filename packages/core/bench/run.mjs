@@ -84,6 +84,8 @@ const importSpecifiers = [
   ['@ksadk/core/skills', distUrl('skills')],
   ['@ksadk/core/sandbox', distUrl('sandbox')],
   ['@ksadk/core/web', distUrl('web')],
+  ['@ksadk/core/a2a', distUrl('a2a')],
+  ['@ksadk/core/adapter', distUrl('adapter')],
 ];
 const importTimes = coldImportRounds(
   importSpecifiers.map(([, specifier]) => specifier),
