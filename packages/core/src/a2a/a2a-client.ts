@@ -7,7 +7,7 @@ import { BodyTooLargeError } from '../util/body-limit.js';
 import { registerSecret } from '../util/redact.js';
 import { modelSafeErrorMessage } from '../util/sanitize-message.js';
 import { a2aFetch } from './a2a-fetch.js';
-import { a2aFailure } from './error-types.js';
+import { a2aFailure } from './failure.js';
 
 /** Options for {@link createA2AClient}. */
 export interface A2AClientOptions {

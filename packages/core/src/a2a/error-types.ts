@@ -1,4 +1,3 @@
-import { failureFor } from '../gateway/results.js';
 import type { ErrorTypeTable } from '../gateway/tool-error-types.js';
 
 /** The `error_type` values of remote A2A agents, with their retry hints (besides the gateway's own). */
@@ -10,6 +9,3 @@ export const A2A_ERROR_TYPES = {
   a2a_task_rejected: 'no',
   a2a_task_incomplete: 'retry',
 } as const satisfies ErrorTypeTable;
-
-/** Builds a failure of remote A2A agents: `a2aFailure(errorType, message, extra?)`. */
-export const a2aFailure = failureFor(A2A_ERROR_TYPES);

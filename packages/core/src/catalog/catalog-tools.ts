@@ -5,7 +5,7 @@ import { defineTool } from '../tool/define-tool.js';
 import type { Tool, ToolExecutionContext } from '../tool/tool.js';
 import { echoValue } from '../util/sanitize-message.js';
 import { parseArguments } from './dispatcher-arguments.js';
-import { catalogFailure } from './error-types.js';
+import { catalogFailure } from './failure.js';
 import { type SearchIndex, searchTerms } from './search-scoring.js';
 import type { ToolDescriptor } from './tool-descriptor.js';
 

@@ -1,4 +1,4 @@
-import { catalogFailure } from './error-types.js';
+import { catalogFailure } from './failure.js';
 
 /**
  * The dispatcher's `arguments` as an object (a copy): given as an object or as its JSON text;

@@ -1,4 +1,3 @@
-import { failureFor } from '../gateway/results.js';
 import type { ErrorTypeTable } from '../gateway/tool-error-types.js';
 
 /** The `error_type` values of the tool catalogue: the dispatcher and `tool_search` (the Python contract's names), with their retry hints (besides the gateway's own). */
@@ -12,6 +11,3 @@ export const CATALOG_ERROR_TYPES = {
   tool_disabled: 'no',
   dispatcher_self_call: 'fix',
 } as const satisfies ErrorTypeTable;
-
-/** Builds a failure of the tool catalogue: the dispatcher and `tool_search` (the Python contract's names): `catalogFailure(errorType, message, extra?)`. */
-export const catalogFailure = failureFor(CATALOG_ERROR_TYPES);

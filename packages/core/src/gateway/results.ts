@@ -111,7 +111,9 @@ export function isApprovalRejected(value: unknown): value is ApprovalRejectedRes
  * The failure constructor for `table`: `(errorType, message, extra?)` builds
  * `{ ok: false, error_type, error_message, ...extra }`, and `errorType` must be one of the
  * table's keys or the gateway's. Each capability makes its own from its table; the table itself
- * is what the docs and `TOOL_ERROR_TYPES` list.
+ * is what the docs and `TOOL_ERROR_TYPES` list. The table is only read for its type: pass it, or
+ * give its type alone (`failureFor<typeof TABLE>()`), so code that builds failures does not load
+ * the table (KsADK's capabilities do the latter, in their `failure.ts`).
  *
  * @example
  * ```ts
@@ -121,7 +123,7 @@ export function isApprovalRejected(value: unknown): value is ApprovalRejectedRes
  * ```
  */
 export function failureFor<const Table extends ErrorTypeTable>(
-  _table: Table,
+  _table?: Table,
 ): <
   const Type extends (keyof Table & string) | GatewayErrorType,
   Extra extends object = Record<never, never>,

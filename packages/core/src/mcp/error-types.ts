@@ -1,4 +1,3 @@
-import { failureFor } from '../gateway/results.js';
 import type { ErrorTypeTable } from '../gateway/tool-error-types.js';
 
 /** The `error_type` values of MCP tools, with their retry hints (besides the gateway's own). */
@@ -8,6 +7,3 @@ export const MCP_ERROR_TYPES = {
   mcp_tool_error: 'fix',
   mcp_error: 'no',
 } as const satisfies ErrorTypeTable;
-
-/** Builds a failure of MCP tools: `mcpFailure(errorType, message, extra?)`. */
-export const mcpFailure = failureFor(MCP_ERROR_TYPES);

@@ -1,7 +1,7 @@
 import type { ToolResult } from '../gateway/results.js';
 import { TOOL_MEDIA_FIELD, type ToolMedia } from '../tool/tool-media.js';
 import { isPlainObject } from '../util/plain-object.js';
-import { mcpFailure } from './error-types.js';
+import { mcpFailure } from './failure.js';
 
 /** Content parts of one MCP result sent inline at most (the rest go to the saved copy). */
 export const MAX_MCP_CONTENT_PARTS = 100;

@@ -3,7 +3,7 @@ import { inputRequiredResult } from '../tool/human-input.js';
 import { PAUSED } from '../tool/paused.js';
 import type { ToolExecutionContext } from '../tool/tool.js';
 import { modelSafeErrorDetail, modelSafeErrorMessage } from '../util/sanitize-message.js';
-import { mcpFailure } from './error-types.js';
+import { mcpFailure } from './failure.js';
 import type { McpServerConfig } from './mcp-config.js';
 import type { McpSession } from './mcp-connection.js';
 import { mapMcpCallResult } from './mcp-content.js';

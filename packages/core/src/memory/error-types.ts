@@ -1,4 +1,3 @@
-import { failureFor } from '../gateway/results.js';
 import type { ErrorTypeTable } from '../gateway/tool-error-types.js';
 
 /** The `error_type` values of the memory and knowledge-base tools, with their retry hints (besides the gateway's own). */
@@ -6,6 +5,3 @@ export const MEMORY_ERROR_TYPES = {
   memory_error: 'retry',
   knowledge_base_error: 'retry',
 } as const satisfies ErrorTypeTable;
-
-/** Builds a failure of the memory and knowledge-base tools: `memoryFailure(errorType, message, extra?)`. */
-export const memoryFailure = failureFor(MEMORY_ERROR_TYPES);

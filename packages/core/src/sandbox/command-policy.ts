@@ -3,7 +3,7 @@ import type * as ShellQuote from 'shell-quote';
 import type { ParseEntry } from 'shell-quote';
 import { isCloudMetadataAddress, isCloudMetadataName } from '../util/cloud-metadata.js';
 import { lazyRequire } from '../util/lazy-require.js';
-import { sandboxFailure } from './error-types.js';
+import { sandboxFailure } from './failure.js';
 
 // Loaded on the first command screened: the catalogue that binds the sandbox tools stays cheap.
 const shellQuote = lazyRequire<typeof ShellQuote>('shell-quote');

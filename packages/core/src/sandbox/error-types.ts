@@ -1,4 +1,3 @@
-import { failureFor } from '../gateway/results.js';
 import type { ErrorTypeTable, GatewayErrorType } from '../gateway/tool-error-types.js';
 
 /** The `error_type` values of sandbox commands and the sandbox tools, with their retry hints (besides the gateway's own). */
@@ -24,6 +23,3 @@ export const SANDBOX_ERROR_TYPES = {
 
 /** One of {@link SANDBOX_ERROR_TYPES} or the gateway's types: what a sandbox command may fail with. */
 export type SandboxErrorType = keyof typeof SANDBOX_ERROR_TYPES | GatewayErrorType;
-
-/** Builds a failure of sandbox commands and the sandbox tools: `sandboxFailure(errorType, message, extra?)`. */
-export const sandboxFailure = failureFor(SANDBOX_ERROR_TYPES);

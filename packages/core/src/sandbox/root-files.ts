@@ -5,7 +5,7 @@ import { KsadkError } from '../errors/ksadk-error.js';
 import type { ToolErrorResult } from '../gateway/results.js';
 import { readAtMost, readEntries } from '../util/no-follow-files.js';
 import { echoValue } from '../util/sanitize-message.js';
-import { sandboxFailure } from './error-types.js';
+import { sandboxFailure } from './failure.js';
 import { openedFilePath, openRootDirectory, type RootDirectory } from './root-directory.js';
 import { isInsideRoot, normalizeSandboxPath, sandboxPathError } from './sandbox-paths.js';
 

@@ -1,4 +1,3 @@
-import { failureFor } from '../gateway/results.js';
 import type { ErrorTypeTable } from '../gateway/tool-error-types.js';
 
 /** The `error_type` values of the skill tools, the Skill Service and the Skill Runtime, with their retry hints (besides the gateway's own). */
@@ -26,6 +25,3 @@ export const SKILLS_ERROR_TYPES = {
 
 /** One of {@link SKILLS_ERROR_TYPES}. */
 export type SkillsErrorType = keyof typeof SKILLS_ERROR_TYPES;
-
-/** Builds a failure of the skill tools, the Skill Service and the Skill Runtime: `skillsFailure(errorType, message, extra?)`. */
-export const skillsFailure = failureFor(SKILLS_ERROR_TYPES);

@@ -1,4 +1,3 @@
-import { failureFor } from '../gateway/results.js';
 import type { ErrorTypeTable } from '../gateway/tool-error-types.js';
 
 /** The `error_type` values of the web tools, with their retry hints (besides the gateway's own). */
@@ -17,6 +16,3 @@ export const WEB_ERROR_TYPES = {
 
 /** One of {@link WEB_ERROR_TYPES}. */
 export type WebErrorType = keyof typeof WEB_ERROR_TYPES;
-
-/** Builds a failure of the web tools: `webFailure(errorType, message, extra?)`. */
-export const webFailure = failureFor(WEB_ERROR_TYPES);

@@ -5,7 +5,7 @@ import { modelSafeErrorMessage } from '../util/sanitize-message.js';
 import { readCappedBody, UnsupportedEncodingError } from './capped-body.js';
 import { type ContentKind, contentKindOf, mediaTypeOf, sniffContentKind } from './content-kind.js';
 import type { WebErrorType } from './error-types.js';
-import { webFailure } from './error-types.js';
+import { webFailure } from './failure.js';
 import { createPinnedAgent } from './pinned-agent.js';
 import type { ResolvedAddress, WebResolver } from './resolver.js';
 import { checkAddresses, checkHostName, type WebSsrfPolicy } from './ssrf-policy.js';

@@ -1,4 +1,4 @@
-import { workspaceFailure } from './error-types.js';
+import { workspaceFailure } from './failure.js';
 import { splitLines } from './text-lines.js';
 
 const CURLY_TO_STRAIGHT: Record<string, string> = {

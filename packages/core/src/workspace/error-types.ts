@@ -1,4 +1,3 @@
-import { failureFor } from '../gateway/results.js';
 import type { ErrorTypeTable } from '../gateway/tool-error-types.js';
 
 /** The `error_type` values of the workspace tools, with their retry hints (besides the gateway's own). */
@@ -30,6 +29,3 @@ export const WORKSPACE_ERROR_TYPES = {
 
 /** One of {@link WORKSPACE_ERROR_TYPES}. */
 export type WorkspaceErrorType = keyof typeof WORKSPACE_ERROR_TYPES;
-
-/** Builds a failure of the workspace tools: `workspaceFailure(errorType, message, extra?)`. */
-export const workspaceFailure = failureFor(WORKSPACE_ERROR_TYPES);

@@ -1,7 +1,8 @@
 import type { ToolErrorResult } from '../gateway/results.js';
 import type { Tool } from '../tool/tool.js';
 import { codeOf, hostLimitResult } from '../util/filesystem-errors.js';
-import { type WorkspaceErrorType, workspaceFailure } from './error-types.js';
+import type { WorkspaceErrorType } from './error-types.js';
+import { workspaceFailure } from './failure.js';
 
 const CHANGED = 'the workspace changed while the tool ran:';
 const LOOK_AGAIN =

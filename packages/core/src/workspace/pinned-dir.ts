@@ -1,7 +1,7 @@
 import { constants, existsSync } from 'node:fs';
 import { type FileHandle, lstat, open, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { workspaceFailure } from './error-types.js';
+import { workspaceFailure } from './failure.js';
 
 /**
  * A directory held open while a tool writes into it, so a concurrent swap of its path (or of an

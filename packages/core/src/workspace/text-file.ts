@@ -4,7 +4,7 @@ import type { ResultBudget } from '../budget/result-budget.js';
 import { resolveResultHandle } from '../budget/result-store.js';
 import type { InvocationContext } from '../context/invocation-context.js';
 import { echoValue } from '../util/sanitize-message.js';
-import { workspaceFailure } from './error-types.js';
+import { workspaceFailure } from './failure.js';
 import {
   isPathError,
   type ResolvedWorkspacePath,

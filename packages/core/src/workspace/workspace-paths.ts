@@ -2,7 +2,7 @@ import { lstat, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { isReserved } from '../util/reserved-dirs.js';
 import { echoValue } from '../util/sanitize-message.js';
-import { workspaceFailure } from './error-types.js';
+import { workspaceFailure } from './failure.js';
 
 /** A workspace path that passed every check. */
 export interface ResolvedWorkspacePath {

@@ -7,7 +7,7 @@ import type { Tool } from '../../tool/tool.js';
 import { hostLimitResult } from '../../util/filesystem-errors.js';
 import { defaultMemoryDir } from '../../util/private-dirs.js';
 import { echoValue, modelSafeErrorMessage } from '../../util/sanitize-message.js';
-import { memoryFailure } from '../error-types.js';
+import { memoryFailure } from '../failure.js';
 import type { KnowledgeBase, MemoryBackend, MemoryScope } from '../memory-backend.js';
 import { MEMORY_QUERY_MAX_CHARS, MEMORY_QUERY_MAX_TERMS } from '../memory-ranking.js';
 import { createFileMemoryBackend, createInMemoryMemoryBackend } from '../memory-stores.js';

@@ -1,6 +1,6 @@
 /** Prefixes of variables a model may set for a command. */
 import type { ToolErrorResult } from '../../gateway/results.js';
-import { sandboxFailure } from '../error-types.js';
+import { sandboxFailure } from '../failure.js';
 export const MODEL_ENV_PREFIXES = ['KSADK_SAFE_', 'PYTHON', 'NODE', 'UV_'] as const;
 
 /**

@@ -11,7 +11,7 @@ import type { Tool } from '../../tool/tool.js';
 import { hostLimitResult } from '../../util/filesystem-errors.js';
 import { modelSafeErrorMessage } from '../../util/sanitize-message.js';
 import { checkCommandPolicy } from '../command-policy.js';
-import { sandboxFailure } from '../error-types.js';
+import { sandboxFailure } from '../failure.js';
 import type { SandboxCommandResult } from '../sandbox-backend.js';
 import { filterModelEnv } from './model-env.js';
 import { type CallSession, SANDBOX_BOUNDARIES, type SandboxSetup } from './sandbox-setup.js';

@@ -1,5 +1,5 @@
 import type { SandboxCommandResult } from '../../sandbox/sandbox-backend.js';
-import { skillsFailure } from '../error-types.js';
+import { skillsFailure } from '../failure.js';
 
 /** One command the workflow ran, as the runtime agent recorded it (output tails). */
 export interface WorkflowCommand {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { getInvocationContextOrEmpty } from '../../context/invocation-context.js';
 import { defineTool } from '../../tool/define-tool.js';
 import type { Tool } from '../../tool/tool.js';
-import { skillsFailure } from '../error-types.js';
+import { skillsFailure } from '../failure.js';
 import type { SkillRuntime } from '../runtime/skill-runtime.js';
 import { normalizeSkillNames } from '../skill-matching.js';
 import { skillFailure } from './skill-read-tools.js';

@@ -6,7 +6,8 @@ import type { Tool } from '../../tool/tool.js';
 import { hostLimitResult } from '../../util/filesystem-errors.js';
 import { NoFollowError, readNoFollow } from '../../util/no-follow-files.js';
 import { modelSafeErrorMessage } from '../../util/sanitize-message.js';
-import { SKILLS_ERROR_TYPES, type SkillsErrorType, skillsFailure } from '../error-types.js';
+import { SKILLS_ERROR_TYPES, type SkillsErrorType } from '../error-types.js';
+import { skillsFailure } from '../failure.js';
 import { buildSkillManifestInstruction } from '../manifest-instruction.js';
 import type { LoadedSkill, SkillEntry, SkillLibrary } from '../skill-library.js';
 

@@ -4,7 +4,7 @@ import { defineTool } from '../../tool/define-tool.js';
 import type { ToolPolicyInput } from '../../tool/policy.js';
 import type { Tool } from '../../tool/tool.js';
 import { decodeBody } from '../capped-body.js';
-import { webFailure } from '../error-types.js';
+import { webFailure } from '../failure.js';
 import { type FetchPageDeps, fetchPage } from '../fetch-page.js';
 import { type ConvertedPage, htmlToMarkdown } from '../html-to-markdown.js';
 import type { WebFetchLimits } from '../web-settings.js';

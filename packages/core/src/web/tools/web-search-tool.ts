@@ -4,7 +4,7 @@ import { defineTool } from '../../tool/define-tool.js';
 import type { ToolPolicyInput } from '../../tool/policy.js';
 import type { Tool } from '../../tool/tool.js';
 import { modelSafeErrorMessage } from '../../util/sanitize-message.js';
-import { webFailure } from '../error-types.js';
+import { webFailure } from '../failure.js';
 import { ProviderRequestError } from '../provider-request.js';
 import { runWebSearch, SearchNotConfiguredError } from '../search-providers.js';
 import type { WebSearchConfig } from '../web-settings.js';

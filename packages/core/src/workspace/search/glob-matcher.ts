@@ -1,5 +1,5 @@
 import type { RE2JS } from 're2js';
-import { workspaceFailure } from '../error-types.js';
+import { workspaceFailure } from '../failure.js';
 
 /** Longest glob accepted. */
 export const MAX_GLOB_CHARS = 256;

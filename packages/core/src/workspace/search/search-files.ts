@@ -3,7 +3,7 @@ import { open } from 'node:fs/promises';
 import path from 'node:path';
 import type { RE2JS } from 're2js';
 import { isReserved } from '../../util/reserved-dirs.js';
-import { workspaceFailure } from '../error-types.js';
+import { workspaceFailure } from '../failure.js';
 import { splitLines } from '../text-lines.js';
 import { walkWorkspace } from '../walk.js';
 import { runBuiltinSearch } from './builtin-search.js';

@@ -7,7 +7,7 @@ import type { Tool, ToolExecutionContext } from '../../tool/tool.js';
 import { echoValue } from '../../util/sanitize-message.js';
 import { replaceFileAtomically } from '../atomic-file.js';
 import { applyEdit, type EditRequest } from '../edit-matching.js';
-import { workspaceFailure } from '../error-types.js';
+import { workspaceFailure } from '../failure.js';
 import { loadDiff } from '../lazy-deps.js';
 import { DirectoryEscapeError, escapedResult, pinDirectory } from '../pinned-dir.js';
 import { isTextFileError, readTextFile } from '../text-file.js';

@@ -3,7 +3,7 @@ import { budgetTextFields, narrowBudget } from '../../budget/result-budget.js';
 import { isResultHandle } from '../../budget/result-store.js';
 import { defineTool } from '../../tool/define-tool.js';
 import type { Tool } from '../../tool/tool.js';
-import { workspaceFailure } from '../error-types.js';
+import { workspaceFailure } from '../failure.js';
 import { readPersistedText, readWorkspaceText } from '../text-file.js';
 import { splitLines } from '../text-lines.js';
 import { globFilter, walkWorkspace } from '../walk.js';

@@ -3,7 +3,7 @@ import { budgetToolOutput } from '../../budget/result-budget.js';
 import { defineTool } from '../../tool/define-tool.js';
 import type { Tool } from '../../tool/tool.js';
 import { echoValue } from '../../util/sanitize-message.js';
-import { workspaceFailure } from '../error-types.js';
+import { workspaceFailure } from '../failure.js';
 import { compileQuery, MAX_QUERY_CHARS, searchWorkspace } from '../search/search-files.js';
 import { globFilter } from '../walk.js';
 import { isPathError, resolveWorkspacePath } from '../workspace-paths.js';

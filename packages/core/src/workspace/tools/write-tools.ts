@@ -5,7 +5,7 @@ import { defineTool } from '../../tool/define-tool.js';
 import type { Tool } from '../../tool/tool.js';
 import { echoValue } from '../../util/sanitize-message.js';
 import { tempName, writeNewFile } from '../atomic-file.js';
-import { workspaceFailure } from '../error-types.js';
+import { workspaceFailure } from '../failure.js';
 import {
   DirectoryEscapeError,
   escapedResult,
