@@ -2,7 +2,7 @@ import type * as OpenTelemetry from '@opentelemetry/api';
 import { KsadkError } from '../errors/ksadk-error.js';
 import type { Tool } from '../tool/tool.js';
 import { describeMediaInResult } from '../tool/tool-media.js';
-import { lazyRequire } from '../util/lazy-require.js';
+import { lazyRequire } from '../util/deferred-modules.js';
 import { redactDeep } from '../util/redact.js';
 import type { ToolResult } from './results.js';
 

@@ -1,5 +1,5 @@
 import { KsadkError } from '../errors/ksadk-error.js';
-import { importOptional } from '../util/import-optional.js';
+import { importOptional } from '../util/deferred-modules.js';
 import { registerSecret } from '../util/redact.js';
 import type { MemoryBackend } from './memory-backend.js';
 

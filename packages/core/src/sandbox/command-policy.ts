@@ -2,7 +2,7 @@ import path from 'node:path';
 import type * as ShellQuote from 'shell-quote';
 import type { ParseEntry } from 'shell-quote';
 import { isCloudMetadataAddress, isCloudMetadataName } from '../util/cloud-metadata.js';
-import { lazyRequire } from '../util/lazy-require.js';
+import { lazyRequire } from '../util/deferred-modules.js';
 import { sandboxFailure } from './failure.js';
 
 // Loaded on the first command screened: the catalogue that binds the sandbox tools stays cheap.

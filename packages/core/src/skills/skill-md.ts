@@ -1,5 +1,5 @@
 import type * as Yaml from 'yaml';
-import { lazyRequire } from '../util/lazy-require.js';
+import { lazyRequire } from '../util/deferred-modules.js';
 
 const yamlParser = lazyRequire<typeof Yaml>('yaml');
 

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import type ipaddr from 'ipaddr.js';
-import { lazyRequire } from './lazy-require.js';
+import { lazyRequire } from './deferred-modules.js';
 
 // Loaded on first use: entries that never check an address stay cheap to import.
 const ipaddrLib = lazyRequire<typeof ipaddr>('ipaddr.js');

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import type ipaddr from 'ipaddr.js';
-import { lazyRequire } from '../util/lazy-require.js';
+import { lazyRequire } from '../util/deferred-modules.js';
 
 // Loaded on first use: the catalogue that binds the web tools stays cheap to import.
 const ipaddrLib = lazyRequire<typeof ipaddr>('ipaddr.js');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadAgentTools } from '../../catalog/load-agent-tools.js';
-import { importOptional } from '../../util/import-optional.js';
+import { importOptional } from '../../util/deferred-modules.js';
 import { redactSecrets } from '../../util/redact.js';
 import { createToolGateway } from '../create-tool-gateway.js';
 import { approvalStoreChoice, approvalStoreFromEnv } from './store-from-env.js';

@@ -1,0 +1,10 @@
+import ts from 'typescript';
+import fs from 'node:fs';
+import path from 'node:path';
+const out = [];
+const walk = (d) => { for (const e of fs.readdirSync(d, { withFileTypes: true })) { const p = path.join(d, e.name); if (e.isDirectory()) walk(p); else if (/\.ts$/.test(e.name) && !/\.test(-d)?\.ts$/.test(e.name)) scan(p); } };
+const scan = (f) => { const src = ts.createSourceFile(f, fs.readFileSync(f, 'utf8'), ts.ScriptTarget.Latest, true);
+  const visit = (n) => { if (ts.isFunctionDeclaration(n) || ts.isArrowFunction(n) || ts.isFunctionExpression(n) || ts.isMethodDeclaration(n)) { const a = src.getLineAndCharacterOfPosition(n.getStart()).line, b = src.getLineAndCharacterOfPosition(n.getEnd()).line; const len = b - a + 1; if (len >= Number(process.argv[3] ?? 100)) { let name = n.name?.getText() ?? (n.parent && (ts.isVariableDeclaration(n.parent) || ts.isPropertyAssignment(n.parent)) ? n.parent.name.getText() : '<anon>'); out.push([len, `${f}:${a + 1} ${name}`]); } } ts.forEachChild(n, visit); };
+  visit(src); };
+walk(process.argv[2] ?? 'src');
+out.sort((x, y) => y[0] - x[0]).forEach(([l, s]) => console.log(l, s));
