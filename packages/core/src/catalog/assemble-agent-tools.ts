@@ -1,10 +1,9 @@
-import { createA2AAgentTool } from '../a2a/a2a-agent-tool.js';
-import { type A2AClientOptions, createA2AClient } from '../a2a/a2a-client.js';
+import type { A2AClientOptions } from '../a2a/a2a-client.js';
 import { checkOptions, type OptionKeys } from '../errors/check-options.js';
-import { loadMcpToolsets, type McpLoadResult } from '../mcp/load-mcp-toolsets.js';
+import type { McpLoadResult } from '../mcp/load-mcp-toolsets.js';
 import type { McpServerOptions, McpServersObject } from '../mcp/mcp-config.js';
 import type { McpServerRequestOptions } from '../mcp/mcp-server-requests.js';
-import { createMemoryToolset, type MemoryToolsetOptions } from '../memory/tools/index.js';
+import type { MemoryToolsetOptions } from '../memory/tools/index.js';
 import type { RiskLevel } from '../tool/policy.js';
 import type { Tool } from '../tool/tool.js';
 import { modelSafeErrorMessage } from '../util/sanitize-message.js';
@@ -147,7 +146,9 @@ export async function assembleAgentTools(
   if (options.memory) {
     const memoryTools = Array.isArray(options.memory)
       ? options.memory
-      : createMemoryToolset(options.memory as MemoryToolsetOptions);
+      : (await import('../memory/tools/index.js')).createMemoryToolset(
+          options.memory as MemoryToolsetOptions,
+        );
     catalog.registerToolset('memory', memoryTools);
     add(memoryTools, 'memory');
   }
@@ -178,7 +179,7 @@ export async function assembleAgentTools(
   if (mcp && (isLoadResult(mcp) || !Array.isArray(mcp) || mcp.length > 0)) {
     const loaded: McpLoadResult = isLoadResult(mcp)
       ? mcp
-      : await loadMcpToolsets(mcp, {
+      : await (await import('../mcp/load-mcp-toolsets.js')).loadMcpToolsets(mcp, {
           strict: options.strict ?? false,
           ...(options.mcpClient ?? {}),
         });
@@ -230,6 +231,10 @@ async function a2aToolOf(
   warnings: string[],
 ): Promise<Tool | undefined> {
   try {
+    const [{ createA2AAgentTool }, { createA2AClient }] = await Promise.all([
+      import('../a2a/a2a-agent-tool.js'),
+      import('../a2a/a2a-client.js'),
+    ]);
     return await createA2AAgentTool({
       client: createA2AClient(agent),
       ...(agent.name ? { name: agent.name } : {}),

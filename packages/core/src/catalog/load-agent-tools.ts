@@ -2,10 +2,10 @@ import { checkOptions } from '../errors/check-options.js';
 import { approvalStoreFromEnv } from '../gateway/approval/store-from-env.js';
 import { createToolGateway } from '../gateway/create-tool-gateway.js';
 import type { ToolGateway } from '../gateway/gateway-types.js';
-import { loadMcpToolsetsFromEnv } from '../mcp/load-mcp-toolsets.js';
-import { MCP_ENV } from '../mcp/mcp-config.js';
+import type { McpLoadResult } from '../mcp/load-mcp-toolsets.js';
+import { MCP_ENV } from '../mcp/mcp-env.js';
+import { MEMORY_ENV } from '../memory/memory-env.js';
 import type { SharedMemoryBackend } from '../memory/shared-memory-backend.js';
-import { MEMORY_ENV, memoryToolsetFromEnv } from '../memory/tools/index.js';
 import type { Tool } from '../tool/tool.js';
 import {
   type AgentAssembly,
@@ -108,6 +108,7 @@ export async function loadAgentTools(options: LoadAgentToolsOptions = {}): Promi
   if (assemble.memory !== undefined)
     overridden('memory', [MEMORY_ENV.backend, MEMORY_ENV.dir, MEMORY_ENV.url]);
   else if (environment) {
+    const { memoryToolsetFromEnv } = await import('../memory/tools/index.js');
     const memory = memoryToolsetFromEnv({ env });
     warnings.push(...memory.problems);
     if (memory.tools.length > 0) options_.memory = memory.tools;
@@ -134,9 +135,10 @@ export async function loadAgentTools(options: LoadAgentToolsOptions = {}): Promi
       options_.skills = { tools: slot.tools, instructions: slot.instructions };
   }
 
-  let fromEnvMcp: Awaited<ReturnType<typeof loadMcpToolsetsFromEnv>> | undefined;
+  let fromEnvMcp: McpLoadResult | undefined;
   if (assemble.mcp !== undefined) overridden('mcp', [MCP_ENV.servers]);
   else if (environment) {
+    const { loadMcpToolsetsFromEnv } = await import('../mcp/load-mcp-toolsets.js');
     fromEnvMcp = await loadMcpToolsetsFromEnv({
       env,
       strict: assemble.strict ?? false,

@@ -2,17 +2,12 @@ import path from 'node:path';
 import { KsadkError } from '../errors/ksadk-error.js';
 import { RISK_LEVELS, type RiskLevel } from '../tool/policy.js';
 import { isPlainObject } from '../util/plain-object.js';
+import { MCP_ENV } from './mcp-env.js';
 import {
   checkStdioSandbox,
   type McpStdioSandboxConfig,
   type McpStdioSandboxOption,
 } from './stdio-sandbox-config.js';
-
-/** The environment variables of the MCP runtime. */
-export const MCP_ENV = {
-  servers: 'KSADK_MCP_SERVERS',
-  enabled: 'KSADK_ENABLE_MCP_TOOLS',
-} as const;
 
 /** What every server entry may carry, whatever its transport. */
 export interface McpServerCommonOptions {

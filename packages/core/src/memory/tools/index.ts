@@ -9,17 +9,10 @@ import { defaultMemoryDir } from '../../util/private-dirs.js';
 import { echoValue, modelSafeErrorMessage } from '../../util/sanitize-message.js';
 import { memoryFailure } from '../failure.js';
 import type { KnowledgeBase, MemoryBackend, MemoryScope } from '../memory-backend.js';
+import { MEMORY_ENV } from '../memory-env.js';
 import { MEMORY_QUERY_MAX_CHARS, MEMORY_QUERY_MAX_TERMS } from '../memory-ranking.js';
 import { createFileMemoryBackend, createInMemoryMemoryBackend } from '../memory-stores.js';
 import { sharedMemoryBackend } from '../shared-memory-backend.js';
-
-/** The environment variables of the memory tools. */
-export const MEMORY_ENV = {
-  backend: 'KSADK_LTM_BACKEND',
-  dir: 'KSADK_LTM_DIR',
-  url: 'KSADK_LTM_URL',
-  knowledgeBase: 'KSADK_KB_DATASET_ID',
-} as const;
 
 /** Options for {@link createMemoryToolset}. */
 export interface MemoryToolsetOptions {
