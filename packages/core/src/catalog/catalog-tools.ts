@@ -55,21 +55,23 @@ function availableHere(scope: CatalogScope): string {
   return names.length > MAX_LISTED_NAMES ? `${shown}, … (${names.length} in all)` : shown || 'none';
 }
 
-const DISPATCHER_INPUT = z.object({
-  action: z.string().describe('list, describe or call'),
-  tool_name: z.string().nullish(),
-  arguments: z
-    .union([z.record(z.string(), z.unknown()), z.string()])
-    .nullish()
-    .describe('Arguments for call: a JSON object (or its JSON text)'),
-  include: z
-    .string()
-    .nullish()
-    .describe('For list: comma-separated groups, profiles or tool names'),
-  profile: z.string().nullish(),
-});
+// Schemas are built when a catalogue makes its tools, not when the module loads.
+const dispatcherInput = () =>
+  z.object({
+    action: z.string().describe('list, describe or call'),
+    tool_name: z.string().nullish(),
+    arguments: z
+      .union([z.record(z.string(), z.unknown()), z.string()])
+      .nullish()
+      .describe('Arguments for call: a JSON object (or its JSON text)'),
+    include: z
+      .string()
+      .nullish()
+      .describe('For list: comma-separated groups, profiles or tool names'),
+    profile: z.string().nullish(),
+  });
 
-type DispatcherInput = z.infer<typeof DISPATCHER_INPUT>;
+type DispatcherInput = z.infer<ReturnType<typeof dispatcherInput>>;
 type DispatcherResult = Record<string, unknown>;
 
 /** The action asked for (a bare tool name as the action calls it), or the error to answer. */
@@ -196,7 +198,7 @@ export function createToolDispatcher(scope: CatalogScope, name: string = DISPATC
   return defineTool({
     name,
     description: `Discover and call the available built-in tools through one entry point. action "list" shows the tools (optionally only "include": comma-separated groups such as workspace, or tool names); "describe" shows one tool's arguments, risk and whether it needs approval; "call" runs tool_name with arguments (a JSON object). Calls go through the same approval checks as direct calls: a call that needs the user's approval comes back as approval_required — wait for the user, do not retry.${name === DISPATCHER_ALIAS ? ` Alias of ${DISPATCHER_NAME}.` : ''}`,
-    input: DISPATCHER_INPUT,
+    input: dispatcherInput(),
     group: 'dispatcher',
     boundary: 'local_ksadk_builtin_tools',
     execute: async (input, context) => {

@@ -1,6 +1,5 @@
 import { checkOptions } from '../errors/check-options.js';
-import { approvalStoreFromEnv } from '../gateway/approval/store-from-env.js';
-import { createToolGateway } from '../gateway/create-tool-gateway.js';
+import type { ApprovalStore } from '../gateway/approval/store.js';
 import type { ToolGateway } from '../gateway/gateway-types.js';
 import type { McpLoadResult } from '../mcp/load-mcp-toolsets.js';
 import { MCP_ENV } from '../mcp/mcp-env.js';
@@ -52,6 +51,29 @@ export interface AgentToolsLoad {
 
 const set = (env: NodeJS.ProcessEnv, name: string): boolean => Boolean(env[name]?.trim());
 
+/**
+ * The gateway a load makes when the caller brings none, on the shared approval store
+ * `KSADK_APPROVAL_STORE` names (opened here, closed by the load's `close()`). Loaded only then.
+ */
+async function defaultGateway(
+  env: NodeJS.ProcessEnv,
+): Promise<{ gateway: ToolGateway; ownStore: ApprovalStore | undefined }> {
+  const [{ createToolGateway }, { approvalStoreFromEnv }] = await Promise.all([
+    import('../gateway/create-tool-gateway.js'),
+    import('../gateway/approval/store-from-env.js'),
+  ]);
+  const ownStore = await approvalStoreFromEnv(env);
+  try {
+    return {
+      gateway: createToolGateway({ env, ...(ownStore ? { approvalStore: ownStore } : {}) }),
+      ownStore,
+    };
+  } catch (error) {
+    await ownStore?.close?.();
+    throw error;
+  }
+}
+
 /** The variables that decide the skills slot. */
 const SKILLS_ENV = [
   'KSADK_SKILLS_MODE',
@@ -80,14 +102,9 @@ export async function loadAgentTools(options: LoadAgentToolsOptions = {}): Promi
   );
   const { gateway: given, environment = true, env = process.env, ...assemble } = options;
   // A shared approval store named by KSADK_APPROVAL_STORE is opened here, and closed by close().
-  const ownStore = given ? undefined : await approvalStoreFromEnv(env);
-  let gateway: ToolGateway;
-  try {
-    gateway = given ?? createToolGateway({ env, ...(ownStore ? { approvalStore: ownStore } : {}) });
-  } catch (error) {
-    await ownStore?.close?.();
-    throw error;
-  }
+  const { gateway, ownStore } = given
+    ? { gateway: given, ownStore: undefined }
+    : await defaultGateway(env);
   const warnings: string[] = [];
   const overridden = (option: string, variables: readonly string[]): void => {
     for (const name of variables)

@@ -7,9 +7,7 @@ import {
   localBackendSettings,
 } from './local-process-backend.js';
 import type { LocalLauncher } from './local-session.js';
-import { runProcessGroup } from './process-group.js';
 import type { SandboxBackend } from './sandbox-backend.js';
-import { realReadOnlyPaths } from './session-root.js';
 
 /** Options for {@link createBubblewrapBackend}. */
 export interface BubblewrapBackendOptions extends LocalBackendOptions {
@@ -31,6 +29,7 @@ async function probe(
   env: Record<string, string>,
 ): Promise<void> {
   const args = bubblewrapArgs(system, { root: undefined, readOnlyPaths: [], network: false }, '/');
+  const { runProcessGroup } = await import('./process-group.js');
   const outcome = await runProcessGroup({
     file: bwrap,
     args: [...args, 'true'],
@@ -121,6 +120,7 @@ export function createBubblewrapBackend(options: BubblewrapBackendOptions = {}):
         probed = undefined;
         throw error;
       });
+      const { realReadOnlyPaths } = await import('./session-root.js');
       if ((await realReadOnlyPaths(sessionOptions?.readOnlyPaths)).includes('/')) {
         throw new KsadkError('invalid_config', 'readOnlyPaths must not hold / (the whole host)');
       }

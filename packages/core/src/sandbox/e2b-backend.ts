@@ -4,7 +4,6 @@ import { modelSafeErrorMessage } from '../util/sanitize-message.js';
 import { assertValidEnv } from './child-env.js';
 import { clampMaxTimeout } from './command-result.js';
 import { createE2BSdkProvider, type E2BProvider, type E2BSandbox } from './e2b-provider.js';
-import { createE2BSession } from './e2b-session.js';
 import type { SandboxBackend, SandboxSession, SandboxSessionOptions } from './sandbox-backend.js';
 import { type StartupRetry, withStartupRetry } from './startup-retry.js';
 
@@ -154,6 +153,7 @@ export function createE2BBackend(options: E2BBackendOptions = {}): SandboxBacken
         );
       }
       await makeReady(sandbox, retry, root);
+      const { createE2BSession } = await import('./e2b-session.js');
       return createE2BSession({
         sandbox,
         sessionId: sessionOptions.sessionId,

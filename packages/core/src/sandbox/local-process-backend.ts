@@ -1,9 +1,8 @@
 import { KsadkError } from '../errors/ksadk-error.js';
 import { assertValidEnv } from './child-env.js';
 import { clampMaxTimeout } from './command-result.js';
-import { createLocalSession, directLauncher, type LocalLauncher } from './local-session.js';
+import type { LocalLauncher } from './local-session.js';
 import type { SandboxBackend, SandboxSession, SandboxSessionOptions } from './sandbox-backend.js';
-import { prepareSessionRoot, realReadOnlyPaths } from './session-root.js';
 
 /** Options shared by the local backends (`local_process`, `bubblewrap`). */
 export interface LocalBackendOptions {
@@ -50,6 +49,11 @@ export async function createLocalBackendSession(
     throw new KsadkError('invalid_config', 'createSession needs a sessionId');
   }
   assertValidEnv(options.env, 'the session env');
+  // Sessions are loaded with the first one: a catalogue that never runs a command never loads them.
+  const [{ createLocalSession }, { prepareSessionRoot, realReadOnlyPaths }] = await Promise.all([
+    import('./local-session.js'),
+    import('./session-root.js'),
+  ]);
   const readOnly = await realReadOnlyPaths(options.readOnlyPaths);
   const root = await prepareSessionRoot(options.hostRoot);
   return createLocalSession({
@@ -61,6 +65,11 @@ export async function createLocalBackendSession(
     launcher: launcher(readOnly, root.path),
   });
 }
+
+/** `local_process` runs the argv as given, in the session's directory. */
+const directLauncher: LocalLauncher = {
+  wrap: ({ argv, cwd }) => ({ file: argv[0]!, args: argv.slice(1), cwd }),
+};
 
 /**
  * The `local_process` backend: commands run as host processes, **not isolated** — they can

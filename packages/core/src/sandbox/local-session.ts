@@ -42,10 +42,6 @@ export interface LocalSessionParams {
 }
 
 /** The launcher of `local_process`: the program itself, no wrapper, no shell. */
-export const directLauncher: LocalLauncher = {
-  wrap: ({ argv, cwd }) => ({ file: argv[0]!, args: argv.slice(1), cwd }),
-};
-
 function stoppedMessage(outcome: GroupRunOutcome, timeoutMs: number): [string, string] | undefined {
   switch (outcome.stopped) {
     case 'timeout':

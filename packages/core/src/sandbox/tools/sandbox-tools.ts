@@ -10,25 +10,27 @@ import type { ToolPolicyInput } from '../../tool/policy.js';
 import type { Tool } from '../../tool/tool.js';
 import { hostLimitResult } from '../../util/filesystem-errors.js';
 import { modelSafeErrorMessage } from '../../util/sanitize-message.js';
-import { checkCommandPolicy } from '../command-policy.js';
 import { sandboxFailure } from '../failure.js';
 import type { SandboxCommandResult } from '../sandbox-backend.js';
 import { filterModelEnv } from './model-env.js';
 import { type CallSession, SANDBOX_BOUNDARIES, type SandboxSetup } from './sandbox-setup.js';
 
 const GROUP = 'sandbox';
-const envInput = z
-  .record(z.string().max(128), z.string().max(32 * 1024))
-  .optional()
-  .describe(
-    'Extra variables: only KSADK_SAFE_*, PYTHON*, NODE* and UV_* names are kept (never PATH, LD_*, NODE_OPTIONS…).',
-  );
-const timeoutInput = z
-  .number()
-  .positive()
-  .max(86_400)
-  .optional()
-  .describe('Seconds; capped by the host (KSADK_SANDBOX_MAX_COMMAND_TIMEOUT).');
+// Schemas are built when a toolset makes its tools, not when the module loads.
+const envInput = () =>
+  z
+    .record(z.string().max(128), z.string().max(32 * 1024))
+    .optional()
+    .describe(
+      'Extra variables: only KSADK_SAFE_*, PYTHON*, NODE* and UV_* names are kept (never PATH, LD_*, NODE_OPTIONS…).',
+    );
+const timeoutInput = () =>
+  z
+    .number()
+    .positive()
+    .max(86_400)
+    .optional()
+    .describe('Seconds; capped by the host (KSADK_SANDBOX_MAX_COMMAND_TIMEOUT).');
 
 /** The failure for an error before or around a command. */
 function failure(error: unknown, extra: Record<string, unknown>): Record<string, unknown> {
@@ -164,12 +166,14 @@ export function runCommandTool(setup: SandboxSetup): Tool {
     input: z.object({
       command: z.string().max(64 * 1024),
       cwd: z.string().max(1024).optional().describe('Relative to the sandbox root.'),
-      timeout: timeoutInput,
-      env: envInput,
+      timeout: timeoutInput(),
+      env: envInput(),
       background: z.boolean().optional(),
     }),
     ...commandToolBase(setup),
     execute: async ({ command, cwd, timeout, env, background }, context) => {
+      // The screen (and its shell parser) loads with the first command.
+      const { checkCommandPolicy } = await import('../command-policy.js');
       const policy = checkCommandPolicy(command);
       if (!policy.ok) return { ...policy, command: command.slice(0, 200) };
       if (background)
@@ -226,8 +230,8 @@ export function runCodeTool(setup: SandboxSetup): Tool {
     input: z.object({
       code: z.string().max(1024 * 1024),
       language: z.string().max(32).optional().describe('python (default), javascript or bash.'),
-      timeout: timeoutInput,
-      env: envInput,
+      timeout: timeoutInput(),
+      env: envInput(),
     }),
     ...commandToolBase(setup),
     execute: async ({ code, language = 'python', timeout, env }, context) => {

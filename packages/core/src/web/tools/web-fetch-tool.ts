@@ -3,11 +3,27 @@ import { budgetToolOutput, narrowBudget } from '../../budget/result-budget.js';
 import { defineTool } from '../../tool/define-tool.js';
 import type { ToolPolicyInput } from '../../tool/policy.js';
 import type { Tool } from '../../tool/tool.js';
-import { decodeBody } from '../capped-body.js';
 import { webFailure } from '../failure.js';
-import { type FetchPageDeps, fetchPage } from '../fetch-page.js';
-import { type ConvertedPage, htmlToMarkdown } from '../html-to-markdown.js';
+import type { FetchPageDeps } from '../fetch-page.js';
+import type { ConvertedPage } from '../html-to-markdown.js';
 import type { WebFetchLimits } from '../web-settings.js';
+
+type Fetching = [
+  typeof import('../fetch-page.js'),
+  typeof import('../capped-body.js'),
+  typeof import('../html-to-markdown.js'),
+];
+let fetching: Promise<Fetching> | undefined;
+
+/** The fetch, the body decoding and the HTML conversion, loaded on the first `web_fetch` call. */
+function loadFetching(): Promise<Fetching> {
+  fetching ??= Promise.all([
+    import('../fetch-page.js'),
+    import('../capped-body.js'),
+    import('../html-to-markdown.js'),
+  ]);
+  return fetching;
+}
 
 /** The default policy of the web tools: low risk, read-only public network, never asks. */
 export const WEB_TOOL_POLICY: ToolPolicyInput = Object.freeze({
@@ -69,6 +85,7 @@ export function createWebFetchTool(
       const warnings = deps.policy.warning ? { warnings: [deps.policy.warning] } : {};
       const timeoutMs = Math.max(1, Math.round(timeoutSeconds * 1000));
       const started = Date.now();
+      const [{ fetchPage }, { decodeBody }, { htmlToMarkdown }] = await loadFetching();
       const fetched = await fetchPage(
         url,
         deps,

@@ -7,6 +7,7 @@ import { workspaceFailure } from '../failure.js';
 import { splitLines } from '../text-lines.js';
 import { walkWorkspace } from '../walk.js';
 import { runBuiltinSearch } from './builtin-search.js';
+import { MAX_QUERY_CHARS } from './query-limits.js';
 import { RipgrepPatternError, ripgrepAvailable, ripgrepMatches } from './ripgrep.js';
 import { type SearchHit, searchHit } from './search-hit.js';
 
@@ -14,8 +15,6 @@ export type { SearchHit } from './search-hit.js';
 
 /** Files larger than this are not searched (both backends). */
 export const MAX_SEARCH_FILE_BYTES = 1024 * 1024;
-/** Longest query accepted, in characters. */
-export const MAX_QUERY_CHARS = 1000;
 /** Largest compiled RE2 program accepted (instructions). */
 export const MAX_PROGRAM_SIZE = 10_000;
 const BUILTIN_DEADLINE_MS = 15_000;

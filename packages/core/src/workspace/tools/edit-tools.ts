@@ -131,7 +131,8 @@ function toEditRequest(edit: {
   };
 }
 
-const editShape = {
+// Built when a toolset makes its tools, not when the module loads.
+const editShape = () => ({
   old_text: z
     .string()
     .describe('Exact text to replace (curly and straight quotes are treated alike if needed)'),
@@ -143,7 +144,7 @@ const editShape = {
     .nullish()
     .describe('How many occurrences to replace (default 1)'),
   replace_all: z.boolean().nullish().describe('Replace every occurrence'),
-};
+});
 
 /** `edit_workspace_file`. */
 export function editWorkspaceFileTool(setup: WorkspaceSetup): Tool {
@@ -151,7 +152,7 @@ export function editWorkspaceFileTool(setup: WorkspaceSetup): Tool {
     name: 'edit_workspace_file',
     description:
       "Replace exact text in a workspace file you have read (read_workspace_file first; it fails with file_not_read or file_modified_since_read otherwise). old_text must match once (or expected_replacements times) unless replace_all; on no match you get nearby_candidates, on several you get matches with line numbers. Returns a unified diff. Needs the user's approval.",
-    input: z.object({ path: z.string(), ...editShape }),
+    input: z.object({ path: z.string(), ...editShape() }),
     policy: { riskLevel: 'medium', sideEffects: ['workspace_edit'] },
     group: WORKSPACE_GROUP,
     boundary: WORKSPACE_BOUNDARY,
@@ -195,7 +196,7 @@ export function multiEditWorkspaceFileTool(setup: WorkspaceSetup): Tool {
       "Apply several exact-text edits to one file you have read, in order, each seeing the result of the previous. All or nothing: if any edit fails (failed_edit_index says which), the file is not changed. Same matching rules as edit_workspace_file. Needs the user's approval.",
     input: z.object({
       path: z.string(),
-      edits: z.array(z.object(editShape)).min(1).max(100),
+      edits: z.array(z.object(editShape())).min(1).max(100),
       replace_all: z
         .boolean()
         .default(false)

@@ -4,7 +4,7 @@ import { defineTool } from '../../tool/define-tool.js';
 import type { Tool } from '../../tool/tool.js';
 import { echoValue } from '../../util/sanitize-message.js';
 import { workspaceFailure } from '../failure.js';
-import { compileQuery, MAX_QUERY_CHARS, searchWorkspace } from '../search/search-files.js';
+import { MAX_QUERY_CHARS } from '../search/query-limits.js';
 import { globFilter } from '../walk.js';
 import { isPathError, resolveWorkspacePath } from '../workspace-paths.js';
 import { WORKSPACE_BOUNDARY, WORKSPACE_GROUP, type WorkspaceSetup } from '../workspace-setup.js';
@@ -31,6 +31,8 @@ export function searchWorkspaceFilesTool(setup: WorkspaceSetup): Tool {
     boundary: WORKSPACE_BOUNDARY,
     execute: async (input, context) => {
       if (input.query === '') return workspaceFailure('query_required', 'query is required');
+      // The search (ripgrep, or the RE2 worker) loads with the first one.
+      const { compileQuery, searchWorkspace } = await import('../search/search-files.js');
       const compiled = await compileQuery(input.query, input.is_regex, input.case_sensitive);
       if ('ok' in compiled) return compiled;
       const matchesGlob = await globFilter(input.glob);
