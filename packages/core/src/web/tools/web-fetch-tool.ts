@@ -8,23 +8,6 @@ import type { FetchPageDeps } from '../fetch-page.js';
 import type { ConvertedPage } from '../html-to-markdown.js';
 import type { WebFetchLimits } from '../web-settings.js';
 
-type Fetching = [
-  typeof import('../fetch-page.js'),
-  typeof import('../capped-body.js'),
-  typeof import('../html-to-markdown.js'),
-];
-let fetching: Promise<Fetching> | undefined;
-
-/** The fetch, the body decoding and the HTML conversion, loaded on the first `web_fetch` call. */
-function loadFetching(): Promise<Fetching> {
-  fetching ??= Promise.all([
-    import('../fetch-page.js'),
-    import('../capped-body.js'),
-    import('../html-to-markdown.js'),
-  ]);
-  return fetching;
-}
-
 /** The default policy of the web tools: low risk, read-only public network, never asks. */
 export const WEB_TOOL_POLICY: ToolPolicyInput = Object.freeze({
   riskLevel: 'low',
@@ -85,7 +68,10 @@ export function createWebFetchTool(
       const warnings = deps.policy.warning ? { warnings: [deps.policy.warning] } : {};
       const timeoutMs = Math.max(1, Math.round(timeoutSeconds * 1000));
       const started = Date.now();
-      const [{ fetchPage }, { decodeBody }, { htmlToMarkdown }] = await loadFetching();
+      // The fetch, the decoding and the HTML conversion load with the first call.
+      const { fetchPage } = await import('../fetch-page.js');
+      const { decodeBody } = await import('../capped-body.js');
+      const { htmlToMarkdown } = await import('../html-to-markdown.js');
       const fetched = await fetchPage(
         url,
         deps,

@@ -8,15 +8,6 @@ import { webFailure } from '../failure.js';
 import type { WebSearchConfig } from '../web-settings.js';
 import { WEB_TOOL_POLICY } from './web-fetch-tool.js';
 
-type Searching = [typeof import('../search-providers.js'), typeof import('../provider-request.js')];
-let searching: Promise<Searching> | undefined;
-
-/** The providers' clients, loaded on the first `web_search` call. */
-function loadSearching(): Promise<Searching> {
-  searching ??= Promise.all([import('../search-providers.js'), import('../provider-request.js')]);
-  return searching;
-}
-
 /** Most results one call may ask for (providers cap further: Tavily and Brave at 20). */
 export const WEB_SEARCH_MAX_RESULTS = 50;
 
@@ -52,8 +43,9 @@ export function createWebSearchTool(
     execute: async (input, context) => {
       const query = input.query.trim();
       if (query === '') return webFailure('query_required', 'query is required');
-      const [{ runWebSearch, SearchNotConfiguredError }, { ProviderRequestError }] =
-        await loadSearching();
+      // The providers' clients load with the first search.
+      const { runWebSearch, SearchNotConfiguredError } = await import('../search-providers.js');
+      const { ProviderRequestError } = await import('../provider-request.js');
       try {
         const results = await runWebSearch(
           config,
