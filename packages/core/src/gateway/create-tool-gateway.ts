@@ -120,7 +120,8 @@ export function createToolGateway(options: ToolGatewayOptions = {}): ToolGateway
       let result: ToolResult;
       try {
         const running = () => runGatedCall(tool, rawArgs, options, callId, trace, calls);
-        result = redactOutsideMedia(await (trace ? trace.run(running) : running()));
+        const outcome = trace ? trace.run(running) : running();
+        result = redactOutsideMedia(outcome instanceof Promise ? await outcome : outcome);
       } catch (error) {
         // Nothing a tool, a file, a store or a model does may reject invoke.
         result = failedResult(error);

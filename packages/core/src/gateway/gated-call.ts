@@ -20,7 +20,7 @@ import {
   toPlainJson,
 } from './plain-result.js';
 import { failedResult, gatewayFailure, type ToolResult } from './results.js';
-import { runWithTimeout } from './run-with-timeout.js';
+import { type RawOutcome, runWithTimeout } from './run-with-timeout.js';
 import type { ToolCallTrace } from './tool-tracing.js';
 import { validateToolInput } from './validate-input.js';
 
@@ -43,12 +43,25 @@ interface CallOf {
   readonly context: InvocationContext;
 }
 
+/**
+ * `next(value)`, waiting for `value` only when it is a promise: a call whose steps are all
+ * synchronous (a zod tool, no approval, a synchronous `execute`) makes no promise along the way.
+ */
+function andThen<T, U>(
+  value: T | Promise<T>,
+  next: (settled: T) => U | Promise<U>,
+): U | Promise<U> {
+  return value instanceof Promise ? value.then(next) : next(value);
+}
+
+type CheckedArguments = { args: Record<string, unknown> } | { refused: ToolResult };
+
 /** The model's arguments parsed, bounded and validated against the tool's schema; or why not. */
-async function checkedArguments(
+function checkedArguments(
   tool: Tool,
   rawArgs: unknown,
   limits: ArgumentLimits,
-): Promise<{ args: Record<string, unknown> } | { refused: ToolResult }> {
+): CheckedArguments | Promise<CheckedArguments> {
   const parsed = parseModelArguments(rawArgs, limits);
   if (!parsed.ok) {
     return {
@@ -59,29 +72,42 @@ async function checkedArguments(
       ),
     };
   }
-  const validation = await validateToolInput(tool, parsed.args);
-  if (validation.ok) return { args: validation.value };
-  const first = validation.issues[0];
-  return {
-    refused: gatewayFailure(
-      'invalid_arguments',
-      `Invalid arguments for ${tool.name}${first ? `: ${first.path ? `${first.path}: ` : ''}${first.message}` : '.'}`,
-      { issues: validation.issues },
-    ),
-  };
+  return andThen(validateToolInput(tool, parsed.args), (validation): CheckedArguments => {
+    if (validation.ok) return { args: validation.value };
+    const first = validation.issues[0];
+    return {
+      refused: gatewayFailure(
+        'invalid_arguments',
+        `Invalid arguments for ${tool.name}${first ? `: ${first.path ? `${first.path}: ` : ''}${first.message}` : '.'}`,
+        { issues: validation.issues },
+      ),
+    };
+  });
 }
+
+type ApprovalStep = { granted?: { call: GatedCall; grant: GrantedCall } } | { answer: ToolResult };
+const NO_APPROVAL_NEEDED: ApprovalStep = Object.freeze({});
 
 /**
  * The approval step: nothing to do when the tool's policy needs no approval in this mode, the
  * consumed grant when one was presented, or the envelope to answer instead of running.
  */
-async function approvalOf(
+function approvalOf(
   call: CallOf,
   args: Record<string, unknown>,
   at: GatedCallContext,
-): Promise<{ granted?: { call: GatedCall; grant: GrantedCall } } | { answer: ToolResult }> {
+): ApprovalStep | Promise<ApprovalStep> {
+  if (!policyRequiresApproval(call.tool.policy, at.modeFor(call.context)))
+    return NO_APPROVAL_NEEDED;
+  return checkApproval(call, args, at);
+}
+
+async function checkApproval(
+  call: CallOf,
+  args: Record<string, unknown>,
+  at: GatedCallContext,
+): Promise<ApprovalStep> {
   const { tool, options, trace, context } = call;
-  if (!policyRequiresApproval(tool.policy, at.modeFor(context))) return {};
   const gated: GatedCall = {
     tool,
     args,
@@ -133,23 +159,37 @@ function resultOf(
 }
 
 /** One call through the gateway: arguments checked, approval gated, the tool run, its result shaped. */
-export async function runGatedCall(
+export function runGatedCall(
   tool: Tool,
   rawArgs: unknown,
   options: ToolCallOptions,
   callId: string,
   trace: ToolCallTrace | undefined,
   at: GatedCallContext,
-): Promise<ToolResult> {
+): ToolResult | Promise<ToolResult> {
   const call: CallOf = { tool, options, callId, trace, context: getInvocationContextOrEmpty() };
-  const checked = await checkedArguments(tool, rawArgs, at.limits);
-  if ('refused' in checked) return checked.refused;
-  trace?.arguments(checked.args);
-  const approval = await approvalOf(call, checked.args, at);
-  if ('answer' in approval) return approval.answer;
-  const outcome = await runWithTimeout(
+  return andThen(checkedArguments(tool, rawArgs, at.limits), (checked) => {
+    if ('refused' in checked) return checked.refused;
+    trace?.arguments(checked.args);
+    return andThen(approvalOf(call, checked.args, at), (approval) => {
+      if ('answer' in approval) return approval.answer;
+      return andThen(runTool(call, checked.args, at), (outcome) =>
+        resultOfRun(call, approval, outcome, at),
+      );
+    });
+  });
+}
+
+/** The tool itself, under its timeout and the caller's signal. */
+function runTool(
+  call: CallOf,
+  args: Record<string, unknown>,
+  at: GatedCallContext,
+): RawOutcome | Promise<RawOutcome> {
+  const { tool, options, callId } = call;
+  return runWithTimeout(
     tool,
-    checked.args,
+    args,
     {
       toolName: tool.name,
       callId,
@@ -162,10 +202,21 @@ export async function runGatedCall(
     options.signal,
     options.timeoutMs ?? tool.timeoutMs ?? at.defaultTimeoutMs,
   );
+}
+
+function resultOfRun(
+  call: CallOf,
+  approval: ApprovalStep,
+  outcome: RawOutcome,
+  at: GatedCallContext,
+): ToolResult | Promise<ToolResult> {
   if ('failure' in outcome) return outcome.failure;
   // A granted call that stopped to ask the human keeps its approval for the resumed run.
-  const { granted } = approval;
-  if (granted && isInputRequired(outcome.value))
-    await at.approvals.continueAfterInput(granted.call, granted.grant);
+  const granted = 'granted' in approval ? approval.granted : undefined;
+  if (granted && isInputRequired(outcome.value)) {
+    return at.approvals
+      .continueAfterInput(granted.call, granted.grant)
+      .then(() => resultOf(outcome.value, call, at.budget));
+  }
   return resultOf(outcome.value, call, at.budget);
 }

@@ -28,45 +28,45 @@ export interface ToolProgressEvent {
 /** How far progress may stretch a call: this many times its timeout in all. */
 const MAX_TIMEOUT_RESETS_FACTOR = 10;
 
-/**
- * Runs a tool's `execute` with a timeout and the caller's abort signal. Synchronous tools that
- * never look at their signal pay for no controller, listener or timer. Never throws.
- */
-export async function runWithTimeout(
-  tool: Tool,
-  args: Record<string, unknown>,
+/** How one call stops: why (first reason wins), its signal's controller and its timer's restart. */
+interface CallStop {
+  reason: unknown;
+  /** Made only when the tool looks at its signal (an AbortController costs µs and garbage). */
+  controller: AbortController | undefined;
+  restartTimer: (() => void) | undefined;
+}
+
+/** The call's controller, made on first use; aborted at creation when the call already stopped. */
+function controllerOf(state: CallStop): AbortController {
+  if (!state.controller) {
+    state.controller = new AbortController();
+    if (state.reason !== undefined) state.controller.abort(state.reason);
+  }
+  return state.controller;
+}
+
+function stop(state: CallStop, reason: unknown): void {
+  state.reason ??= reason;
+  state.controller?.abort(reason);
+}
+
+/** What a tool's `execute` gets: the call's identity, signal, human input and progress reports. */
+function executionContextOf(
   base: ExecutionBase,
-  outer: AbortSignal | undefined,
+  state: CallStop,
+  startedAt: number,
   timeoutMs: number,
-): Promise<RawOutcome> {
-  if (outer?.aborted) return { failure: abortedResult(tool) };
-  // Made only when the tool looks at its signal (an AbortController costs a few µs and some
-  // garbage); aborted at creation when the call has already stopped.
-  let controller: AbortController | undefined;
-  let stoppedBecause: unknown;
-  const controllerOf = (): AbortController => {
-    if (!controller) {
-      controller = new AbortController();
-      if (stoppedBecause !== undefined) controller.abort(stoppedBecause);
-    }
-    return controller;
-  };
-  const stop = (reason: unknown): void => {
-    stoppedBecause ??= reason;
-    controller?.abort(reason);
-  };
+): ToolExecutionContext {
   const { onProgress, askHuman } = base;
-  const startedAt = Date.now();
-  let restartTimer: (() => void) | undefined;
   // Fields named one by one (a rest pattern and a spread cost microseconds on every call).
-  const executionContext: ToolExecutionContext = {
+  return {
     toolName: base.toolName,
     callId: base.callId,
     invocation: base.invocation,
     gateway: base.gateway,
     approval: base.approval,
     get signal() {
-      return controllerOf().signal;
+      return controllerOf(state).signal;
     },
     async askHuman(request) {
       if (!askHuman) return { action: 'decline' };
@@ -75,7 +75,7 @@ export async function runWithTimeout(
     reportProgress(progress) {
       if (typeof progress?.progress !== 'number' || !Number.isFinite(progress.progress)) return;
       if (progress.resetTimeout && Date.now() - startedAt < timeoutMs * MAX_TIMEOUT_RESETS_FACTOR)
-        restartTimer?.();
+        state.restartTimer?.();
       if (!onProgress) return;
       try {
         onProgress({
@@ -91,38 +91,67 @@ export async function runWithTimeout(
       }
     },
   };
+}
+
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  value instanceof Promise || (typeof value === 'object' && value !== null && 'then' in value);
+
+/**
+ * Runs a tool's `execute` with a timeout and the caller's abort signal. Synchronous tools that
+ * never look at their signal pay for no controller, listener, timer or promise: their outcome
+ * comes back as is. Never throws, and a returned promise never rejects.
+ */
+export function runWithTimeout(
+  tool: Tool,
+  args: Record<string, unknown>,
+  base: ExecutionBase,
+  outer: AbortSignal | undefined,
+  timeoutMs: number,
+): RawOutcome | Promise<RawOutcome> {
+  if (outer?.aborted) return { failure: abortedResult(tool) };
+  const state: CallStop = { reason: undefined, controller: undefined, restartTimer: undefined };
+  const startedAt = Date.now();
   let pending: unknown;
   try {
     pending = (
       tool.execute as (input: Record<string, unknown>, ctx: ToolExecutionContext) => unknown
-    )(args, executionContext);
+    )(args, executionContextOf(base, state, startedAt, timeoutMs));
   } catch (error) {
     return { failure: failedResult(error) };
   }
-  if (
-    !(pending instanceof Promise) &&
-    !(typeof pending === 'object' && pending !== null && 'then' in pending)
-  ) {
-    if (isInputRequired(pending)) stop(new Error('paused for the user'));
+  if (!isThenable(pending)) {
+    if (isInputRequired(pending)) stop(state, new Error('paused for the user'));
     return { value: pending };
   }
+  return raceDeadline(tool, pending, state, outer, startedAt, timeoutMs);
+}
+
+/** An asynchronous tool's outcome, raced against its deadline and the caller's abort. */
+async function raceDeadline(
+  tool: Tool,
+  pending: PromiseLike<unknown>,
+  state: CallStop,
+  outer: AbortSignal | undefined,
+  startedAt: number,
+  timeoutMs: number,
+): Promise<RawOutcome> {
   let timer: NodeJS.Timeout | undefined;
   let forwardAbort: (() => void) | undefined;
   try {
     const stopped = new Promise<typeof TIMEOUT | typeof ABORTED>((resolve) => {
       forwardAbort = (): void => {
         resolve(ABORTED);
-        stop(outer?.reason ?? new Error('aborted'));
+        stop(state, outer?.reason ?? new Error('aborted'));
       };
       // The caller may have aborted while the tool's first (synchronous) step ran.
       if (outer?.aborted) forwardAbort();
       else outer?.addEventListener('abort', forwardAbort, { once: true });
       const expire = (): void => {
         resolve(TIMEOUT);
-        stop(new Error('timeout'));
+        stop(state, new Error('timeout'));
       };
       const total = timeoutMs * MAX_TIMEOUT_RESETS_FACTOR;
-      restartTimer = () => {
+      state.restartTimer = () => {
         if (timer) clearTimeout(timer);
         timer = setTimeout(
           expire,
@@ -133,7 +162,7 @@ export async function runWithTimeout(
     });
     const value = await Promise.race([pending, stopped]);
     // A call that stopped to ask the human is over: whatever it left running stops now.
-    if (isInputRequired(value)) stop(new Error('paused for the user'));
+    if (isInputRequired(value)) stop(state, new Error('paused for the user'));
     if (value === TIMEOUT) {
       return {
         failure: gatewayFailure(
@@ -145,9 +174,9 @@ export async function runWithTimeout(
     if (value === ABORTED) return { failure: abortedResult(tool) };
     return { value };
   } catch (error) {
-    return { failure: stoppedBecause !== undefined ? abortedResult(tool) : failedResult(error) };
+    return { failure: state.reason !== undefined ? abortedResult(tool) : failedResult(error) };
   } finally {
-    restartTimer = undefined;
+    state.restartTimer = undefined;
     if (timer) clearTimeout(timer);
     if (forwardAbort) outer?.removeEventListener('abort', forwardAbort);
   }

@@ -39,7 +39,7 @@ export interface ToolTracingOptions {
 /** One traced call: its span, made active while the call runs. */
 export interface ToolCallTrace {
   /** Runs `fn` with the call's span as the active span (tools' own spans nest under it). */
-  run<T>(fn: () => Promise<T>): Promise<T>;
+  run<T>(fn: () => T): T;
   /** Notes how the call met the approval gate. */
   approval(value: TracedApproval): void;
   /** Notes the validated arguments (recorded only when the host opted in). */
