@@ -66,6 +66,143 @@ async function killQuietly(session: SandboxSession): Promise<void> {
   }
 }
 
+/** A pool's settings and its entries: live, being created and retiring. */
+interface PoolState {
+  readonly ttlMs: number;
+  readonly idleTtlMs: number;
+  readonly maxSessions: number;
+  readonly now: () => number;
+  readonly live: Map<string, SandboxPoolEntry>;
+  readonly creating: Map<string, Promise<SandboxPoolEntry>>;
+  /** Expired or evicted entries still running a command: killed when their last command ends. */
+  readonly retiring: Set<SandboxPoolEntry>;
+  closed: boolean;
+}
+
+const expired = (pool: PoolState, entry: SandboxPoolEntry, at: number): boolean =>
+  entry.expiresAt <= at || (pool.idleTtlMs > 0 && at - entry.lastUsedAt > pool.idleTtlMs);
+
+/** Takes `entry` out of the pool: killed now when idle, else when its last command ends. */
+function retire(pool: PoolState, entry: SandboxPoolEntry): Promise<void> | undefined {
+  if (pool.live.get(entry.key) === entry) pool.live.delete(entry.key);
+  if (entry.inUse > 0) {
+    pool.retiring.add(entry);
+    return undefined;
+  }
+  return killQuietly(entry.session);
+}
+
+/** {@link SandboxSessionPool.sweep}. */
+async function sweep(pool: PoolState): Promise<number> {
+  const at = pool.now();
+  const kills: Promise<void>[] = [];
+  for (const entry of [...pool.live.values()]) {
+    if (entry.inUse === 0 && expired(pool, entry, at)) {
+      const kill = retire(pool, entry);
+      if (kill) kills.push(kill);
+    }
+  }
+  await Promise.all(kills);
+  return kills.length;
+}
+
+/**
+ * Makes room for one more session, synchronously (so concurrent callers cannot all pass the
+ * check): evicts idle entries, least recently used first, and returns their kills.
+ */
+function makeRoom(pool: PoolState): Promise<void>[] {
+  const kills: Promise<void>[] = [];
+  const { live, creating, maxSessions } = pool;
+  if (maxSessions === 0) return kills;
+  while (live.size + creating.size >= maxSessions) {
+    const idle = [...live.values()]
+      .filter((entry) => entry.inUse === 0)
+      .sort((a, b) => a.lastUsedAt - b.lastUsedAt)[0];
+    if (!idle) {
+      throw new KsadkError(
+        'sandbox_busy',
+        `all ${maxSessions} sandbox sessions are running commands; try again when one finishes`,
+      );
+    }
+    const kill = retire(pool, idle);
+    if (kill) kills.push(kill);
+  }
+  return kills;
+}
+
+/** A lease on `entry`: one more command in use until `release`. */
+function lease(pool: PoolState, entry: SandboxPoolEntry, created: boolean): SandboxLease {
+  entry.inUse += 1;
+  entry.lastUsedAt = pool.now();
+  let released = false;
+  return {
+    entry,
+    created,
+    release: () => {
+      if (released) return;
+      released = true;
+      entry.inUse -= 1;
+      entry.lastUsedAt = pool.now();
+      if (entry.inUse === 0 && pool.retiring.delete(entry)) void killQuietly(entry.session);
+    },
+  };
+}
+
+/** Creates the entry for `key` once `kills` are done; a session made after close() is killed. */
+async function createEntry(
+  pool: PoolState,
+  key: string,
+  create: () => Promise<SandboxSession>,
+  kills: Promise<void>[],
+): Promise<SandboxPoolEntry> {
+  await Promise.all(kills);
+  const session = await create();
+  const at = pool.now();
+  const entry: SandboxPoolEntry = {
+    key,
+    session,
+    createdAt: at,
+    expiresAt: at + pool.ttlMs,
+    lastUsedAt: at,
+    inUse: 0,
+  };
+  if (pool.closed) {
+    await killQuietly(session);
+    throw new KsadkError('unsupported', 'the sandbox session pool was closed');
+  }
+  pool.live.set(key, entry);
+  return entry;
+}
+
+/** {@link SandboxSessionPool.acquire}. */
+async function acquire(
+  pool: PoolState,
+  key: string,
+  create: () => Promise<SandboxSession>,
+): Promise<SandboxLease> {
+  if (pool.closed) throw new KsadkError('unsupported', 'the sandbox session pool is closed');
+  await sweep(pool);
+  if (pool.closed) throw new KsadkError('unsupported', 'the sandbox session pool is closed');
+  // From here to `creating.set` nothing awaits: the count check and the reservation are one step.
+  const existing = pool.live.get(key);
+  if (existing && !expired(pool, existing, pool.now())) return lease(pool, existing, false);
+  const kills: Promise<void>[] = [];
+  if (existing) {
+    const kill = retire(pool, existing);
+    if (kill) kills.push(kill);
+  }
+  const pending = pool.creating.get(key);
+  if (pending) return lease(pool, await pending, false);
+  kills.push(...makeRoom(pool));
+  const creation = createEntry(pool, key, create, kills);
+  pool.creating.set(key, creation);
+  try {
+    return lease(pool, await creation, true);
+  } finally {
+    if (pool.creating.get(key) === creation) pool.creating.delete(key);
+  }
+}
+
 /**
  * Creates a sandbox session pool: a hard TTL from
  * creation, an idle TTL, a maximum count with least-recently-used eviction of idle sessions, an
@@ -89,140 +226,31 @@ async function killQuietly(session: SandboxSession): Promise<void> {
 export function createSandboxSessionPool(
   options: SandboxSessionPoolOptions = {},
 ): SandboxSessionPool {
-  const ttlMs = Math.max(1_000, options.ttlMs ?? 600_000);
-  const idleTtlMs = Math.max(0, options.idleTtlMs ?? 300_000);
-  const maxSessions = Math.max(0, options.maxSessions ?? 32);
-  const now = options.now ?? Date.now;
-  const live = new Map<string, SandboxPoolEntry>();
-  const creating = new Map<string, Promise<SandboxPoolEntry>>();
-  /** Expired or evicted entries still running a command: killed when their last command ends. */
-  const retiring = new Set<SandboxPoolEntry>();
-  let closed = false;
-
-  const expired = (entry: SandboxPoolEntry, at: number): boolean =>
-    entry.expiresAt <= at || (idleTtlMs > 0 && at - entry.lastUsedAt > idleTtlMs);
-
-  const retire = (entry: SandboxPoolEntry): Promise<void> | undefined => {
-    if (live.get(entry.key) === entry) live.delete(entry.key);
-    if (entry.inUse > 0) {
-      retiring.add(entry);
-      return undefined;
-    }
-    return killQuietly(entry.session);
+  const pool: PoolState = {
+    ttlMs: Math.max(1_000, options.ttlMs ?? 600_000),
+    idleTtlMs: Math.max(0, options.idleTtlMs ?? 300_000),
+    maxSessions: Math.max(0, options.maxSessions ?? 32),
+    now: options.now ?? Date.now,
+    live: new Map(),
+    creating: new Map(),
+    retiring: new Set(),
+    closed: false,
   };
-
-  const sweep = async (): Promise<number> => {
-    const at = now();
-    const kills: Promise<void>[] = [];
-    for (const entry of [...live.values()]) {
-      if (entry.inUse === 0 && expired(entry, at)) {
-        const kill = retire(entry);
-        if (kill) kills.push(kill);
-      }
-    }
-    await Promise.all(kills);
-    return kills.length;
-  };
-
-  /**
-   * Makes room for one more session, synchronously (so concurrent callers cannot all pass the
-   * check): evicts idle entries, least recently used first, and returns their kills.
-   */
-  const makeRoom = (): Promise<void>[] => {
-    const kills: Promise<void>[] = [];
-    if (maxSessions === 0) return kills;
-    while (live.size + creating.size >= maxSessions) {
-      const idle = [...live.values()]
-        .filter((entry) => entry.inUse === 0)
-        .sort((a, b) => a.lastUsedAt - b.lastUsedAt)[0];
-      if (!idle) {
-        throw new KsadkError(
-          'sandbox_busy',
-          `all ${maxSessions} sandbox sessions are running commands; try again when one finishes`,
-        );
-      }
-      const kill = retire(idle);
-      if (kill) kills.push(kill);
-    }
-    return kills;
-  };
-
-  const lease = (entry: SandboxPoolEntry, created: boolean): SandboxLease => {
-    entry.inUse += 1;
-    entry.lastUsedAt = now();
-    let released = false;
-    return {
-      entry,
-      created,
-      release: () => {
-        if (released) return;
-        released = true;
-        entry.inUse -= 1;
-        entry.lastUsedAt = now();
-        if (entry.inUse === 0 && retiring.delete(entry)) void killQuietly(entry.session);
-      },
-    };
-  };
-
+  const { live, retiring } = pool;
   const timer =
     (options.sweepIntervalMs ?? 60_000) > 0
-      ? setInterval(() => void sweep(), options.sweepIntervalMs ?? 60_000)
+      ? setInterval(() => void sweep(pool), options.sweepIntervalMs ?? 60_000)
       : undefined;
   timer?.unref();
 
-  const acquire = async (
-    key: string,
-    create: () => Promise<SandboxSession>,
-  ): Promise<SandboxLease> => {
-    if (closed) throw new KsadkError('unsupported', 'the sandbox session pool is closed');
-    await sweep();
-    if (closed) throw new KsadkError('unsupported', 'the sandbox session pool is closed');
-    // From here to `creating.set` nothing awaits: the count check and the reservation are one step.
-    const existing = live.get(key);
-    if (existing && !expired(existing, now())) return lease(existing, false);
-    const kills: Promise<void>[] = [];
-    if (existing) {
-      const kill = retire(existing);
-      if (kill) kills.push(kill);
-    }
-    const pending = creating.get(key);
-    if (pending) return lease(await pending, false);
-    kills.push(...makeRoom());
-    const creation = (async (): Promise<SandboxPoolEntry> => {
-      await Promise.all(kills);
-      const session = await create();
-      const at = now();
-      const entry: SandboxPoolEntry = {
-        key,
-        session,
-        createdAt: at,
-        expiresAt: at + ttlMs,
-        lastUsedAt: at,
-        inUse: 0,
-      };
-      if (closed) {
-        await killQuietly(session);
-        throw new KsadkError('unsupported', 'the sandbox session pool was closed');
-      }
-      live.set(key, entry);
-      return entry;
-    })();
-    creating.set(key, creation);
-    try {
-      return lease(await creation, true);
-    } finally {
-      if (creating.get(key) === creation) creating.delete(key);
-    }
-  };
-
   return {
-    acquire,
+    acquire: (key, create) => acquire(pool, key, create),
     get: (key) => {
       const entry = live.get(key);
-      return entry && !expired(entry, now()) ? entry : undefined;
+      return entry && !expired(pool, entry, pool.now()) ? entry : undefined;
     },
     entries: () => [...live.values()],
-    sweep,
+    sweep: () => sweep(pool),
     kill: async (key) => {
       const entry = live.get(key);
       if (!entry) return;
@@ -231,8 +259,8 @@ export function createSandboxSessionPool(
       await killQuietly(entry.session);
     },
     close: async () => {
-      if (closed) return;
-      closed = true;
+      if (pool.closed) return;
+      pool.closed = true;
       if (timer) clearInterval(timer);
       const all = [...live.values(), ...retiring];
       live.clear();

@@ -1,5 +1,4 @@
-import { BodyReadError } from '../util/body-limit.js';
-import { readLimitedBody } from './limited-body.js';
+import { callSkillService, type ServiceClientSettings } from './service-call.js';
 import {
   pick,
   responseData,
@@ -76,8 +75,41 @@ export function normalizeSkillServiceUrl(raw: string): string {
   return `${url.origin}${pathname}`;
 }
 
-const OK_CODES = new Set([null, undefined, 0, 200, '0', '200']);
 const PAGE_SIZE = 100;
+
+/** Pages until the reported total (else a short page), an empty or repeated page, or `maxPages`. */
+async function paginate<T>(
+  settings: ServiceClientSettings,
+  action: string,
+  params: Record<string, string>,
+  pageSize: number,
+  read: (payload: Record<string, unknown>) => T[],
+  keyOf: (item: T) => string,
+): Promise<T[]> {
+  const out: T[] = [];
+  const seen = new Set<string>();
+  for (let page = 1; page <= settings.maxPages; page += 1) {
+    const payload = await callSkillService(settings, action, {
+      ...params,
+      PageNumber: page,
+      PageSize: pageSize,
+    });
+    const items = read(payload);
+    let added = 0;
+    for (const item of items) {
+      const key = keyOf(item);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push(item);
+      added += 1;
+    }
+    const total = totalCountOf(payload);
+    // A server may cap the page size below the one asked for: the total decides when it says one.
+    const finished = total !== undefined ? out.length >= total : items.length < pageSize;
+    if (items.length === 0 || added === 0 || finished) break;
+  }
+  return out;
+}
 
 /**
  * A client for the Skill Service: KOP mode (SigV4-signed, `?Action=…`) only for https on the
@@ -93,155 +125,40 @@ const PAGE_SIZE = 100;
 export function createSkillServiceClient(options: SkillServiceClientOptions): SkillServiceClient {
   const baseUrl = normalizeSkillServiceUrl(options.baseUrl);
   const parsed = new URL(baseUrl);
-  const kop = parsed.protocol === 'https:' && KOP_HOSTS.includes(parsed.hostname);
-  const fetchImpl = options.fetch ?? fetch;
-  const timeoutMs = options.timeoutMs ?? 10_000;
-  const maxBytes = options.maxResponseBytes ?? 8 * 1024 * 1024;
-  const maxPages = options.maxPages ?? 100;
   const logicalRegion = options.region?.trim() || 'cn-beijing-6';
   const preOnline = logicalRegion === 'pre-online';
-  const region = preOnline ? options.preControlRegion?.trim() || 'cn-beijing-6' : logicalRegion;
-  const apiVersion = options.apiVersion?.trim() || '2024-06-12';
-  const signService = options.signService?.trim() || 'aicp';
-
-  const call = async (
-    action: string,
-    params: Record<string, string | number>,
-  ): Promise<Record<string, unknown>> => {
-    const query = new URLSearchParams();
-    const headers: Record<string, string> = {
-      accept: 'application/json',
-      'content-type': 'application/json',
-    };
-    if (options.token) headers['authorization'] = `Bearer ${options.token}`;
-    if (options.accountId) headers['x-ksc-account-id'] = options.accountId;
-    let url: string;
-    if (kop) {
-      if (!options.accessKey || !options.secretKey)
-        throw new SkillServiceError(
-          'invalid_config',
-          'KOP requests need KSADK_SKILL_SERVICE_ACCESS_KEY and KSADK_SKILL_SERVICE_SECRET_KEY (or KSYUN_ACCESS_KEY / KSYUN_SECRET_KEY)',
-        );
-      query.set('Action', action);
-      query.set('Version', apiVersion);
-      for (const [key, value] of Object.entries(params)) query.set(key, String(value));
-      Object.assign(headers, {
-        'x-ksc-region': region,
-        'x-ksc-source': 'ksadk-skill-runtime',
-        'x-action': action,
-        'x-version': apiVersion,
-      });
-      if (preOnline) headers['x-ksc-custom-source'] = options.preCustomSource?.trim() || 'pre';
-      const { sign } = await import('aws4');
-      const signed = sign(
-        {
-          host: parsed.host,
-          path: `/?${query.toString()}`,
-          method: 'GET',
-          service: signService,
-          region,
-          headers,
-        },
-        { accessKeyId: options.accessKey, secretAccessKey: options.secretKey },
-      );
-      for (const [key, value] of Object.entries(signed.headers ?? {}))
-        headers[key.toLowerCase()] = String(value);
-      url = `${parsed.origin}/?${query.toString()}`;
-    } else {
-      for (const [key, value] of Object.entries(params)) query.set(key, String(value));
-      const search = query.toString();
-      url = `${baseUrl}/${action}${search ? `?${search}` : ''}`;
-    }
-    delete headers['host'];
-    let response: Response;
-    try {
-      response = await fetchImpl(url, {
-        method: 'GET',
-        headers,
-        redirect: 'error',
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-    } catch (error) {
-      const name = (error as Error).name;
-      throw new SkillServiceError(
-        name === 'TimeoutError' ? 'skill_service_timeout' : 'skill_service_unreachable',
-        `Skill Service ${action} ${name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : 'could not be reached'}`,
-      );
-    }
-    let text: string;
-    try {
-      text = await readLimitedBody(response, maxBytes, `Skill Service ${action} response`);
-    } catch (error) {
-      if (!(error instanceof BodyReadError)) throw error;
-      const timedOut = (error.cause as Error | undefined)?.name === 'TimeoutError';
-      throw new SkillServiceError(
-        timedOut ? 'skill_service_timeout' : 'skill_service_unreachable',
-        `Skill Service ${action} ${timedOut ? `timed out after ${timeoutMs} ms` : 'broke off mid-reply'}`,
-      );
-    }
-    let payload: unknown;
-    try {
-      payload = JSON.parse(text);
-    } catch {
-      throw new SkillServiceError(
-        'skill_service_error',
-        `Skill Service ${action} did not answer JSON (HTTP ${response.status})`,
-      );
-    }
-    if (typeof payload !== 'object' || payload === null || Array.isArray(payload))
-      throw new SkillServiceError(
-        'skill_service_error',
-        `Skill Service ${action} did not answer a JSON object`,
-      );
-    const body = payload as Record<string, unknown>;
-    const code = pick(body, 'Code', 'code');
-    if (!response.ok || !OK_CODES.has(code as never)) {
-      const message = String(pick(body, 'Message', 'message') ?? '').slice(0, 300);
-      const requestId = String(pick(body, 'RequestId', 'request_id') ?? '').slice(0, 100);
-      throw new SkillServiceError(
-        'skill_service_error',
-        `Skill Service ${action} failed: code=${String(code ?? response.status).slice(0, 40)}, request_id=${requestId}, message=${message}`,
-      );
-    }
-    return body;
+  const settings: ServiceClientSettings = {
+    options,
+    baseUrl,
+    parsed,
+    kop: parsed.protocol === 'https:' && KOP_HOSTS.includes(parsed.hostname),
+    fetch: options.fetch ?? fetch,
+    timeoutMs: options.timeoutMs ?? 10_000,
+    maxBytes: options.maxResponseBytes ?? 8 * 1024 * 1024,
+    maxPages: options.maxPages ?? 100,
+    region: preOnline ? options.preControlRegion?.trim() || 'cn-beijing-6' : logicalRegion,
+    preOnline,
+    apiVersion: options.apiVersion?.trim() || '2024-06-12',
+    signService: options.signService?.trim() || 'aicp',
   };
-
-  /** Pages until the reported total (else a short page), an empty or repeated page, or `maxPages`. */
-  const paginate = async <T>(
-    action: string,
-    params: Record<string, string>,
-    pageSize: number,
-    read: (payload: Record<string, unknown>) => T[],
-    keyOf: (item: T) => string,
-  ): Promise<T[]> => {
-    const out: T[] = [];
-    const seen = new Set<string>();
-    for (let page = 1; page <= maxPages; page += 1) {
-      const payload = await call(action, { ...params, PageNumber: page, PageSize: pageSize });
-      const items = read(payload);
-      let added = 0;
-      for (const item of items) {
-        const key = keyOf(item);
-        if (seen.has(key)) continue;
-        seen.add(key);
-        out.push(item);
-        added += 1;
-      }
-      const total = totalCountOf(payload);
-      // A server may cap the page size below the one asked for: the total decides when it says one.
-      const finished = total !== undefined ? out.length >= total : items.length < pageSize;
-      if (items.length === 0 || added === 0 || finished) break;
-    }
-    return out;
-  };
+  const call = (action: string, params: Record<string, string | number>) =>
+    callSkillService(settings, action, params);
 
   return {
     baseUrl,
-    kop,
+    kop: settings.kop,
     listSpaces: () =>
-      paginate('ListSkillSpaces', {}, 20, skillSpacesFromResponse, (space) => space.space_id),
+      paginate(
+        settings,
+        'ListSkillSpaces',
+        {},
+        20,
+        skillSpacesFromResponse,
+        (space) => space.space_id,
+      ),
     listSkills: (spaceId) =>
       paginate(
+        settings,
         'ListSkillsBySpaceId',
         { SpaceId: spaceId },
         PAGE_SIZE,

@@ -85,6 +85,166 @@ export function spaceNotConfigured(spaceId: string, allowed: readonly string[]):
   );
 }
 
+/** What a library reads from: the local directory, the service and its cache, the spaces. */
+interface LibrarySources {
+  localDir: string | undefined;
+  service: SkillLibraryOptions['service'];
+  store: SkillPackageStore | undefined;
+  /** Configured space ids a model may name: user spaces, then `public` when public spaces exist. */
+  spaceIds: readonly string[];
+  /** Every space id that may be named: `local` (with a local directory), then `spaceIds`. */
+  allowed: readonly string[];
+}
+
+const localEntry = (skill: Skill): SkillEntry => ({
+  name: skill.name,
+  description: collapse(skill.description, 240),
+  version: skill.frontmatter.metadata?.['version'] ?? '',
+  space_id: LOCAL_SPACE,
+  source: 'local',
+  aliases: [],
+  tags: [],
+  skill,
+});
+
+const remoteEntry = (ref: SkillRef): SkillEntry => ({
+  name: ref.name,
+  description: collapse(ref.description, 240),
+  version: ref.version,
+  space_id: ref.spaceId,
+  source: 'remote',
+  aliases: ref.aliases.map((alias) => collapse(alias, 64)).slice(0, 20),
+  tags: ref.tags.map((tag) => collapse(tag, 64)).slice(0, 20),
+  ref,
+});
+
+/** The active skills of one remote space; for `public`, those the allowlist lets through. */
+async function remoteEntries(
+  service: SkillLibraryOptions['service'],
+  spaceId: string,
+): Promise<SkillEntry[]> {
+  if (!service) return [];
+  if (spaceId === PUBLIC_SPACE) {
+    const premade = await service.client.listPublicSkills();
+    return filterByAllowlist(
+      premade.skills.filter(isActiveSkill),
+      service.spaces.publicAllowlist,
+    ).map((ref) => remoteEntry({ ...ref, spaceId: PUBLIC_SPACE }));
+  }
+  return (await service.client.listSkills(spaceId)).filter(isActiveSkill).map(remoteEntry);
+}
+
+/**
+ * {@link SkillLibrary.list}: one space, or all (local, then user spaces, then public — a space
+ * that fails is a warning), the first skill of each name kept.
+ */
+async function listEntries(
+  sources: LibrarySources,
+  spaceId?: string,
+): Promise<{ entries: SkillEntry[]; warnings: string[] }> {
+  if (spaceId !== undefined && !sources.allowed.includes(spaceId))
+    throw spaceNotConfigured(spaceId, sources.allowed);
+  const warnings: string[] = [];
+  const entries: SkillEntry[] = [];
+  const seen = new Set<string>();
+  const add = (items: SkillEntry[]): void => {
+    for (const item of items) {
+      const key = comparableText(item.name);
+      if (!key || seen.has(key)) continue;
+      seen.add(key);
+      entries.push(item);
+    }
+  };
+  if (spaceId === undefined || spaceId === LOCAL_SPACE) {
+    const loaded: LocalSkillsLoad = sources.localDir
+      ? await loadLocalSkills(sources.localDir)
+      : { skills: [], warnings: [] };
+    warnings.push(...loaded.warnings);
+    add(loaded.skills.map(localEntry));
+  }
+  const ids = spaceId === undefined ? sources.spaceIds : spaceId === LOCAL_SPACE ? [] : [spaceId];
+  for (const id of ids) {
+    try {
+      add(await remoteEntries(sources.service, id));
+    } catch (error) {
+      if (spaceId !== undefined) throw error;
+      warnings.push(`skill space ${id}: ${modelSafeErrorMessage(error)}`);
+    }
+  }
+  return { entries, warnings };
+}
+
+/** The skill of an entry: a local one as listed, a remote one from the package store. */
+async function loadEntry(sources: LibrarySources, entry: SkillEntry): Promise<LoadedSkill> {
+  if (entry.skill)
+    return {
+      skill: entry.skill,
+      entry,
+      cacheHit: true,
+      verified: true,
+      warnings: [...entry.skill.warnings],
+    };
+  const ref = entry.ref!;
+  const loaded = await sources.store!.load(ref, () => sources.service!.client.downloadUrl(ref));
+  return {
+    skill: loaded.skill,
+    entry,
+    cacheHit: loaded.cacheHit,
+    verified: loaded.verified,
+    warnings: loaded.warnings,
+  };
+}
+
+/** {@link SkillLibrary.spaces}: each configured space as the service names it, else a default. */
+async function configuredSpaces(sources: LibrarySources): Promise<SkillSpace[]> {
+  if (!sources.service) return [];
+  const listed = await sources.service.client.listSpaces().catch(() => [] as SkillSpace[]);
+  return sources.spaceIds.map(
+    (id) =>
+      listed.find((space) => space.space_id === id) ??
+      (id === PUBLIC_SPACE
+        ? { space_id: id, space_name: 'Public Skills', description: 'Premade skills' }
+        : { space_id: id, space_name: id, description: '' }),
+  );
+}
+
+/**
+ * {@link SkillLibrary.forRun}: the named skills, else every local one and the remote ones that
+ * match the prompt well (score 65+); each loaded, a failure a warning.
+ */
+async function skillsForRun(
+  sources: LibrarySources,
+  prompt: string,
+  names: readonly string[],
+): Promise<{ skills: Skill[]; warnings: string[] }> {
+  const { entries, warnings } = await listEntries(sources);
+  const matches = matchSkills(entries, prompt, { names });
+  const chosen =
+    names.length > 0
+      ? matches
+      : matches.filter((match) => match.skill.source === 'local' || match.score >= 65);
+  const missing = names.filter(
+    (name) => !entries.some((entry) => comparableText(entry.name) === comparableText(name)),
+  );
+  if (missing.length > 0) warnings.push(`skills not found: ${missing.join(', ')}`);
+  const skills: Skill[] = [];
+  for (const match of names.length > 0
+    ? chosen
+    : [
+        ...entries.filter((e) => e.source === 'local').map((skill) => ({ skill })),
+        ...chosen.filter((m) => m.skill.source === 'remote'),
+      ]) {
+    try {
+      const loaded = await loadEntry(sources, match.skill);
+      warnings.push(...loaded.warnings.map((warning) => `${loaded.skill.name}: ${warning}`));
+      skills.push(loaded.skill);
+    } catch (error) {
+      warnings.push(`${match.skill.name}: ${modelSafeErrorMessage(error)}`);
+    }
+  }
+  return { skills, warnings };
+}
+
 /**
  * Local skills (a directory) and remote ones (configured Skill Service spaces), listed, searched
  * and loaded the same way. Only configured spaces (plus `public` and `local`) can be named.
@@ -95,109 +255,20 @@ export function createSkillLibrary(options: SkillLibraryOptions): SkillLibrary {
   const userSpaces = service?.spaces.user ?? [];
   const hasPublic = (service?.spaces.public.length ?? 0) > 0;
   const spaceIds = [...userSpaces, ...(hasPublic ? [PUBLIC_SPACE] : [])];
-  const allowed = [...(options.localDir ? [LOCAL_SPACE] : []), ...spaceIds];
-
-  const local = async (): Promise<LocalSkillsLoad> =>
-    options.localDir ? loadLocalSkills(options.localDir) : { skills: [], warnings: [] };
-  const localEntry = (skill: Skill): SkillEntry => ({
-    name: skill.name,
-    description: collapse(skill.description, 240),
-    version: skill.frontmatter.metadata?.['version'] ?? '',
-    space_id: LOCAL_SPACE,
-    source: 'local',
-    aliases: [],
-    tags: [],
-    skill,
-  });
-  const remoteEntry = (ref: SkillRef): SkillEntry => ({
-    name: ref.name,
-    description: collapse(ref.description, 240),
-    version: ref.version,
-    space_id: ref.spaceId,
-    source: 'remote',
-    aliases: ref.aliases.map((alias) => collapse(alias, 64)).slice(0, 20),
-    tags: ref.tags.map((tag) => collapse(tag, 64)).slice(0, 20),
-    ref,
-  });
-  const remote = async (spaceId: string): Promise<SkillEntry[]> => {
-    if (!service) return [];
-    if (spaceId === PUBLIC_SPACE) {
-      const premade = await service.client.listPublicSkills();
-      return filterByAllowlist(
-        premade.skills.filter(isActiveSkill),
-        service.spaces.publicAllowlist,
-      ).map((ref) => remoteEntry({ ...ref, spaceId: PUBLIC_SPACE }));
-    }
-    return (await service.client.listSkills(spaceId)).filter(isActiveSkill).map(remoteEntry);
+  const sources: LibrarySources = {
+    localDir: options.localDir,
+    service,
+    store,
+    spaceIds,
+    allowed: [...(options.localDir ? [LOCAL_SPACE] : []), ...spaceIds],
   };
-  const checkSpace = (spaceId: string): void => {
-    if (!allowed.includes(spaceId)) throw spaceNotConfigured(spaceId, allowed);
-  };
-
-  const list = async (spaceId?: string): Promise<{ entries: SkillEntry[]; warnings: string[] }> => {
-    if (spaceId !== undefined) checkSpace(spaceId);
-    const warnings: string[] = [];
-    const entries: SkillEntry[] = [];
-    const seen = new Set<string>();
-    const add = (items: SkillEntry[]): void => {
-      for (const item of items) {
-        const key = comparableText(item.name);
-        if (!key || seen.has(key)) continue;
-        seen.add(key);
-        entries.push(item);
-      }
-    };
-    if (spaceId === undefined || spaceId === LOCAL_SPACE) {
-      const loaded = await local();
-      warnings.push(...loaded.warnings);
-      add(loaded.skills.map(localEntry));
-    }
-    for (const id of spaceId === undefined ? spaceIds : spaceId === LOCAL_SPACE ? [] : [spaceId]) {
-      try {
-        add(await remote(id));
-      } catch (error) {
-        if (spaceId !== undefined) throw error;
-        warnings.push(`skill space ${id}: ${modelSafeErrorMessage(error)}`);
-      }
-    }
-    return { entries, warnings };
-  };
-
-  const loadEntry = async (entry: SkillEntry): Promise<LoadedSkill> => {
-    if (entry.skill)
-      return {
-        skill: entry.skill,
-        entry,
-        cacheHit: true,
-        verified: true,
-        warnings: [...entry.skill.warnings],
-      };
-    const ref = entry.ref!;
-    const loaded = await store!.load(ref, () => service!.client.downloadUrl(ref));
-    return {
-      skill: loaded.skill,
-      entry,
-      cacheHit: loaded.cacheHit,
-      verified: loaded.verified,
-      warnings: loaded.warnings,
-    };
-  };
+  const list = (spaceId?: string) => listEntries(sources, spaceId);
 
   return {
     hasLocal: Boolean(options.localDir),
     hasRemote: spaceIds.length > 0,
     spaceIds,
-    async spaces() {
-      if (!service) return [];
-      const listed = await service.client.listSpaces().catch(() => [] as SkillSpace[]);
-      return spaceIds.map(
-        (id) =>
-          listed.find((space) => space.space_id === id) ??
-          (id === PUBLIC_SPACE
-            ? { space_id: id, space_name: 'Public Skills', description: 'Premade skills' }
-            : { space_id: id, space_name: id, description: '' }),
-      );
-    },
+    spaces: () => configuredSpaces(sources),
     list,
     async search(query, searchOptions = {}) {
       const { entries } = await list(searchOptions.spaceId);
@@ -207,35 +278,8 @@ export function createSkillLibrary(options: SkillLibraryOptions): SkillLibrary {
       const wanted = comparableText(name.trim());
       const { entries } = await list(spaceId);
       const entry = entries.find((candidate) => comparableText(candidate.name) === wanted);
-      return entry ? loadEntry(entry) : undefined;
+      return entry ? loadEntry(sources, entry) : undefined;
     },
-    async forRun(prompt, names) {
-      const { entries, warnings } = await list();
-      const matches = matchSkills(entries, prompt, { names });
-      const chosen =
-        names.length > 0
-          ? matches
-          : matches.filter((match) => match.skill.source === 'local' || match.score >= 65);
-      const missing = names.filter(
-        (name) => !entries.some((entry) => comparableText(entry.name) === comparableText(name)),
-      );
-      if (missing.length > 0) warnings.push(`skills not found: ${missing.join(', ')}`);
-      const skills: Skill[] = [];
-      for (const match of names.length > 0
-        ? chosen
-        : [
-            ...entries.filter((e) => e.source === 'local').map((skill) => ({ skill })),
-            ...chosen.filter((m) => m.skill.source === 'remote'),
-          ]) {
-        try {
-          const loaded = await loadEntry(match.skill);
-          warnings.push(...loaded.warnings.map((warning) => `${loaded.skill.name}: ${warning}`));
-          skills.push(loaded.skill);
-        } catch (error) {
-          warnings.push(`${match.skill.name}: ${modelSafeErrorMessage(error)}`);
-        }
-      }
-      return { skills, warnings };
-    },
+    forRun: (prompt, names) => skillsForRun(sources, prompt, names),
   };
 }

@@ -47,6 +47,186 @@ export interface McpTestServer {
   forgetSessions(): Promise<void>;
 }
 
+type ServerModule = typeof import('@modelcontextprotocol/sdk/server/index.js');
+type TransportModule = typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js');
+type Transport = InstanceType<TransportModule['StreamableHTTPServerTransport']>;
+
+/** The SDK parts a test server uses, loaded on start. */
+interface McpServerSdk {
+  Server: ServerModule['Server'];
+  StreamableHTTPServerTransport: TransportModule['StreamableHTTPServerTransport'];
+  types: typeof import('@modelcontextprotocol/sdk/types.js');
+}
+
+/** A running test server's parts: what it serves, what it heard, its sessions and listener. */
+interface TestServerState {
+  readonly sdk: McpServerSdk;
+  readonly options: McpTestServerOptions;
+  readonly requests: McpTestServer['requests'];
+  readonly methods: string[];
+  /** Stateful sessions by id; replaced, not cleared, when forgotten. */
+  sessions: Map<string, Transport>;
+  http: HttpServer | undefined;
+}
+
+/** An MCP server for one connection: `tools/list` (paged) and `tools/call` over the test tools. */
+function toolServer(
+  { Server, types }: McpServerSdk,
+  options: McpTestServerOptions,
+): InstanceType<ServerModule['Server']> {
+  const server = new Server(
+    { name: 'ksadk-test-server', version: '1.0.0' },
+    { capabilities: { tools: {} } },
+  );
+  server.setRequestHandler(types.ListToolsRequestSchema, async (request) => {
+    const all = options.tools.map((tool) => ({
+      name: tool.name,
+      description: tool.description ?? '',
+      inputSchema: tool.inputSchema,
+    }));
+    const size = options.pageSize ?? all.length;
+    const start = request.params?.cursor ? Number(request.params.cursor) : 0;
+    const page = all.slice(start, start + size);
+    return {
+      tools: page as never,
+      ...(start + size < all.length ? { nextCursor: String(start + size) } : {}),
+    };
+  });
+  server.setRequestHandler(types.CallToolRequestSchema, async (request) => {
+    const tool = options.tools.find((candidate) => candidate.name === request.params.name);
+    if (!tool)
+      return {
+        content: [{ type: 'text', text: `Tool ${request.params.name} not found` }],
+        isError: true,
+      };
+    try {
+      return (await tool.handler(
+        (request.params.arguments ?? {}) as Record<string, unknown>,
+      )) as never;
+    } catch (error) {
+      // An error with a numeric JSON-RPC `code` is answered as a protocol error, as servers
+      // do for a request they cannot serve; anything else is a tool error result.
+      if (typeof (error as { code?: unknown } | null)?.code === 'number') throw error;
+      return {
+        content: [{ type: 'text', text: error instanceof Error ? error.message : String(error) }],
+        isError: true,
+      };
+    }
+  });
+  return server;
+}
+
+const readBody = (req: IncomingMessage): Promise<unknown> =>
+  new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      try {
+        resolve(text ? JSON.parse(text) : undefined);
+      } catch (error) {
+        reject(error);
+      }
+    });
+    req.on('error', reject);
+  });
+
+/** A stateless request: a server and transport of its own, closed with the response. */
+async function handleStateless(
+  state: TestServerState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: unknown,
+): Promise<void> {
+  const transport = new state.sdk.StreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  const server = toolServer(state.sdk, state.options);
+  res.on('close', () => {
+    void transport.close();
+    void server.close();
+  });
+  await server.connect(transport);
+  await transport.handleRequest(req, res, body);
+}
+
+/** A stateful request: its session's transport, a 404 for a forgotten session, else a new session. */
+async function handleStateful(
+  state: TestServerState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: unknown,
+): Promise<void> {
+  const sessionId = req.headers['mcp-session-id'];
+  const existing = typeof sessionId === 'string' ? state.sessions.get(sessionId) : undefined;
+  if (existing) {
+    await existing.handleRequest(req, res, body);
+    return;
+  }
+  if (typeof sessionId === 'string') {
+    res.writeHead(404, { 'content-type': 'application/json' });
+    res.end(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        error: { code: -32001, message: 'Session not found' },
+        id: null,
+      }),
+    );
+    return;
+  }
+  const owner = state.sessions;
+  const transport = new state.sdk.StreamableHTTPServerTransport({
+    sessionIdGenerator: () => randomUUID(),
+    enableJsonResponse: true,
+    onsessioninitialized: (id) => {
+      owner.set(id, transport);
+    },
+  });
+  await toolServer(state.sdk, state.options).connect(transport);
+  await transport.handleRequest(req, res, body);
+}
+
+/** One HTTP request: recorded (headers, JSON-RPC methods), then served. */
+async function handle(
+  state: TestServerState,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  state.requests.push({ method: req.method ?? '', headers: req.headers });
+  const body = req.method === 'POST' ? await readBody(req) : undefined;
+  for (const message of Array.isArray(body) ? body : body ? [body] : []) {
+    if (typeof (message as { method?: unknown }).method === 'string')
+      state.methods.push((message as { method: string }).method);
+  }
+  if (!state.options.stateful) await handleStateless(state, req, res, body);
+  else await handleStateful(state, req, res, body);
+}
+
+/** Listens on `port` (0: a free one) with a new HTTP server; returns the port. */
+function listen(state: TestServerState, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const http = createServer((req, res) => {
+      handle(state, req, res).catch((error: unknown) => {
+        if (!res.headersSent) res.writeHead(500);
+        res.end(String(error));
+      });
+    });
+    state.http = http;
+    http.once('error', reject);
+    http.listen(port, '127.0.0.1', () => resolve((http.address() as AddressInfo).port));
+  });
+}
+
+/** Closes every session and the HTTP server. */
+async function stop(state: TestServerState): Promise<void> {
+  for (const transport of state.sessions.values()) await transport.close().catch(() => undefined);
+  state.sessions = new Map();
+  const http = state.http!;
+  http.closeAllConnections();
+  await new Promise<void>((resolve) => http.close(() => resolve()));
+}
+
 /**
  * Starts a real MCP server (the official SDK's low-level `Server` and Streamable HTTP
  * transport) on 127.0.0.1, serving tools with exact JSON Schemas. For tests and benchmarks:
@@ -63,150 +243,28 @@ export async function startMcpTestServer(options: McpTestServerOptions): Promise
     import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
     import('@modelcontextprotocol/sdk/types.js'),
   ]);
-  const requests: McpTestServer['requests'] = [];
-  const methods: string[] = [];
-  let sessions = new Map<string, InstanceType<typeof StreamableHTTPServerTransport>>();
-
-  const makeServer = () => {
-    const server = new Server(
-      { name: 'ksadk-test-server', version: '1.0.0' },
-      { capabilities: { tools: {} } },
-    );
-    server.setRequestHandler(types.ListToolsRequestSchema, async (request) => {
-      const all = options.tools.map((tool) => ({
-        name: tool.name,
-        description: tool.description ?? '',
-        inputSchema: tool.inputSchema,
-      }));
-      const size = options.pageSize ?? all.length;
-      const start = request.params?.cursor ? Number(request.params.cursor) : 0;
-      const page = all.slice(start, start + size);
-      return {
-        tools: page as never,
-        ...(start + size < all.length ? { nextCursor: String(start + size) } : {}),
-      };
-    });
-    server.setRequestHandler(types.CallToolRequestSchema, async (request) => {
-      const tool = options.tools.find((candidate) => candidate.name === request.params.name);
-      if (!tool)
-        return {
-          content: [{ type: 'text', text: `Tool ${request.params.name} not found` }],
-          isError: true,
-        };
-      try {
-        return (await tool.handler(
-          (request.params.arguments ?? {}) as Record<string, unknown>,
-        )) as never;
-      } catch (error) {
-        // An error with a numeric JSON-RPC `code` is answered as a protocol error, as servers
-        // do for a request they cannot serve; anything else is a tool error result.
-        if (typeof (error as { code?: unknown } | null)?.code === 'number') throw error;
-        return {
-          content: [{ type: 'text', text: error instanceof Error ? error.message : String(error) }],
-          isError: true,
-        };
-      }
-    });
-    return server;
+  const state: TestServerState = {
+    sdk: { Server, StreamableHTTPServerTransport, types },
+    options,
+    requests: [],
+    methods: [],
+    sessions: new Map(),
+    http: undefined,
   };
 
-  const readBody = (req: IncomingMessage): Promise<unknown> =>
-    new Promise((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        try {
-          resolve(text ? JSON.parse(text) : undefined);
-        } catch (error) {
-          reject(error);
-        }
-      });
-      req.on('error', reject);
-    });
-
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    requests.push({ method: req.method ?? '', headers: req.headers });
-    const body = req.method === 'POST' ? await readBody(req) : undefined;
-    for (const message of Array.isArray(body) ? body : body ? [body] : []) {
-      if (typeof (message as { method?: unknown }).method === 'string')
-        methods.push((message as { method: string }).method);
-    }
-    if (!options.stateful) {
-      const transport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: undefined,
-        enableJsonResponse: true,
-      });
-      const server = makeServer();
-      res.on('close', () => {
-        void transport.close();
-        void server.close();
-      });
-      await server.connect(transport);
-      await transport.handleRequest(req, res, body);
-      return;
-    }
-    const sessionId = req.headers['mcp-session-id'];
-    const existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
-    if (existing) {
-      await existing.handleRequest(req, res, body);
-      return;
-    }
-    if (typeof sessionId === 'string') {
-      res.writeHead(404, { 'content-type': 'application/json' });
-      res.end(
-        JSON.stringify({
-          jsonrpc: '2.0',
-          error: { code: -32001, message: 'Session not found' },
-          id: null,
-        }),
-      );
-      return;
-    }
-    const owner = sessions;
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      enableJsonResponse: true,
-      onsessioninitialized: (id) => {
-        owner.set(id, transport);
-      },
-    });
-    await makeServer().connect(transport);
-    await transport.handleRequest(req, res, body);
-  };
-
-  let http: HttpServer;
-  const listen = (port: number): Promise<number> =>
-    new Promise((resolve, reject) => {
-      http = createServer((req, res) => {
-        handle(req, res).catch((error: unknown) => {
-          if (!res.headersSent) res.writeHead(500);
-          res.end(String(error));
-        });
-      });
-      http.once('error', reject);
-      http.listen(port, '127.0.0.1', () => resolve((http.address() as AddressInfo).port));
-    });
-  const stop = async (): Promise<void> => {
-    for (const transport of sessions.values()) await transport.close().catch(() => undefined);
-    sessions = new Map();
-    http.closeAllConnections();
-    await new Promise<void>((resolve) => http.close(() => resolve()));
-  };
-
-  const port = await listen(options.port ?? 0);
+  const port = await listen(state, options.port ?? 0);
   return {
     url: `http://127.0.0.1:${port}/mcp`,
-    requests,
-    methods,
-    close: stop,
+    requests: state.requests,
+    methods: state.methods,
+    close: () => stop(state),
     async restart() {
-      await stop();
-      await listen(port);
+      await stop(state);
+      await listen(state, port);
     },
     async forgetSessions() {
-      const old = sessions;
-      sessions = new Map();
+      const old = state.sessions;
+      state.sessions = new Map();
       for (const transport of old.values()) await transport.close().catch(() => undefined);
     },
   };

@@ -47,6 +47,126 @@ function inside(root: string, candidate: string): boolean {
   return candidate === root || candidate.startsWith(root + path.sep);
 }
 
+/** A walk under way: where and how, and what it found so far. */
+interface Walk {
+  readonly root: string;
+  readonly base: string;
+  readonly options: WalkOptions;
+  readonly maxEntries: number;
+  readonly entries: WalkEntry[];
+  readonly skipped: SkippedEntry[];
+  /** Entries visited so far, counted against `maxEntries`. */
+  visited: number;
+}
+
+const relativeTo = (root: string, absolute: string): string =>
+  path.relative(root, absolute).split(path.sep).join('/');
+
+/** The light walk: up to 16 directories read at once (entries come back unordered; callers sort). */
+async function lightWalk(walk: Walk): Promise<boolean> {
+  const { options, maxEntries, entries } = walk;
+  const queue: [dir: string, relative: string][] = [[walk.base, relativeTo(walk.root, walk.base)]];
+  const running = new Set<Promise<void>>();
+  let complete = true;
+  const read = async (dir: string, relativeDir: string): Promise<void> => {
+    for (const dirent of await readdir(dir, { withFileTypes: true })) {
+      if (walk.visited >= maxEntries) {
+        complete = false;
+        return;
+      }
+      walk.visited += 1;
+      const isFile = dirent.isFile();
+      if (!isFile && !dirent.isDirectory()) continue;
+      const absolute = `${dir}${path.sep}${dirent.name}`;
+      if (isReserved(absolute)) continue;
+      const relative = relativeDir ? `${relativeDir}/${dirent.name}` : dirent.name;
+      const type = isFile ? 'file' : 'directory';
+      entries.push({ path: relative, name: dirent.name, absolute, type, size: 0, mtimeNs: 0n });
+      if (!isFile && options.recursive) queue.push([absolute, relative]);
+    }
+  };
+  while (queue.length > 0 || running.size > 0) {
+    options.signal?.throwIfAborted();
+    while (queue.length > 0 && running.size < 16 && complete) {
+      const [dir, relative] = queue.shift()!;
+      const task: Promise<void> = read(dir, relative).finally(() => running.delete(task));
+      running.add(task);
+    }
+    if (running.size > 0) await Promise.race(running);
+    if (!complete) queue.length = 0;
+  }
+  return complete;
+}
+
+/** The full walk of `dir`, in name order; false when it stopped at `maxEntries`. */
+async function fullWalk(walk: Walk, dir: string): Promise<boolean> {
+  let names: string[];
+  try {
+    names = (await readdir(dir)).sort();
+  } catch (error) {
+    // The walk's own start must exist; a folder below it that vanished is left out.
+    if (dir === walk.base) throw error;
+    walk.skipped.push({ path: relativeTo(walk.root, dir), reason: 'unreadable' });
+    return true;
+  }
+  for (const name of names) {
+    walk.options.signal?.throwIfAborted();
+    if (walk.visited >= walk.maxEntries) return false;
+    walk.visited += 1;
+    const absolute = path.join(dir, name);
+    // KsADK's own private folders (saved outputs, memory) are never part of a workspace.
+    if (isReserved(absolute)) continue;
+    if (!(await visitEntry(walk, absolute, name))) return false;
+  }
+  return true;
+}
+
+/**
+ * One entry of the full walk: listed (a directory descended into), or skipped and reported;
+ * false when the walk below it stopped at `maxEntries`.
+ */
+async function visitEntry(walk: Walk, absolute: string, name: string): Promise<boolean> {
+  const { root, options, entries, skipped } = walk;
+  const relative = relativeTo(root, absolute);
+  let stats: Awaited<ReturnType<typeof lstat>> & { mtimeNs: bigint };
+  try {
+    stats = await lstat(absolute, { bigint: true });
+  } catch {
+    // Gone since the listing, a name too long, a name that is not valid UTF-8: left out.
+    skipped.push({ path: relative, reason: 'unreadable' });
+    return true;
+  }
+  const found = (type: WalkEntry['type'], size = 0): WalkEntry => ({
+    path: relative,
+    name,
+    absolute,
+    type,
+    size,
+    mtimeNs: stats.mtimeNs,
+  });
+  if (stats.isSymbolicLink()) {
+    let target: string | undefined;
+    try {
+      target = await realpath(absolute);
+    } catch {
+      skipped.push({ path: relative, reason: 'broken_symlink' });
+      return true;
+    }
+    if (!inside(root, target))
+      skipped.push({ path: relative, reason: 'symlink_outside_workspace' });
+    else entries.push(found('symlink'));
+    return true;
+  }
+  if (stats.isDirectory()) {
+    entries.push(found('directory'));
+    if (!options.recursive || options.skipDirectories?.has(name)) return true;
+    return fullWalk(walk, absolute);
+  }
+  if (!stats.isFile()) skipped.push({ path: relative, reason: 'special_file' });
+  else entries.push(found('file', Number(stats.size)));
+  return true;
+}
+
 /**
  * Walks a directory inside the workspace without following symlinks: symlinks that stay inside
  * the root are listed as `symlink`, those that leave it (or are broken or loop) are skipped and
@@ -57,126 +177,17 @@ export async function walkWorkspace(
   base: string,
   options: WalkOptions,
 ): Promise<WalkResult> {
-  const maxEntries = options.maxEntries ?? 100_000;
-  const entries: WalkEntry[] = [];
-  const skipped: SkippedEntry[] = [];
-  let visited = 0;
-  const baseRelative = path.relative(root, base).split(path.sep).join('/');
-  /** The light walk: up to 16 directories read at once (entries come back unordered; callers sort). */
-  const light = async (): Promise<boolean> => {
-    const queue: [dir: string, relative: string][] = [[base, baseRelative]];
-    const running = new Set<Promise<void>>();
-    let complete = true;
-    const read = async (dir: string, relativeDir: string): Promise<void> => {
-      for (const dirent of await readdir(dir, { withFileTypes: true })) {
-        if (visited >= maxEntries) {
-          complete = false;
-          return;
-        }
-        visited += 1;
-        const isFile = dirent.isFile();
-        if (!isFile && !dirent.isDirectory()) continue;
-        const absolute = `${dir}${path.sep}${dirent.name}`;
-        if (isReserved(absolute)) continue;
-        const relative = relativeDir ? `${relativeDir}/${dirent.name}` : dirent.name;
-        const type = isFile ? 'file' : 'directory';
-        entries.push({ path: relative, name: dirent.name, absolute, type, size: 0, mtimeNs: 0n });
-        if (!isFile && options.recursive) queue.push([absolute, relative]);
-      }
-    };
-    while (queue.length > 0 || running.size > 0) {
-      options.signal?.throwIfAborted();
-      while (queue.length > 0 && running.size < 16 && complete) {
-        const [dir, relative] = queue.shift()!;
-        const task: Promise<void> = read(dir, relative).finally(() => running.delete(task));
-        running.add(task);
-      }
-      if (running.size > 0) await Promise.race(running);
-      if (!complete) queue.length = 0;
-    }
-    return complete;
+  const walk: Walk = {
+    root,
+    base,
+    options,
+    maxEntries: options.maxEntries ?? 100_000,
+    entries: [],
+    skipped: [],
+    visited: 0,
   };
-  const visit = async (dir: string): Promise<boolean> => {
-    let names: string[];
-    try {
-      names = (await readdir(dir)).sort();
-    } catch (error) {
-      // The walk's own start must exist; a folder below it that vanished is left out.
-      if (dir === base) throw error;
-      skipped.push({
-        path: path.relative(root, dir).split(path.sep).join('/'),
-        reason: 'unreadable',
-      });
-      return true;
-    }
-    for (const name of names) {
-      options.signal?.throwIfAborted();
-      if (visited >= maxEntries) return false;
-      visited += 1;
-      const absolute = path.join(dir, name);
-      // KsADK's own private folders (saved outputs, memory) are never part of a workspace.
-      if (isReserved(absolute)) continue;
-      const relative = path.relative(root, absolute).split(path.sep).join('/');
-      let stats: Awaited<ReturnType<typeof lstat>> & { mtimeNs: bigint };
-      try {
-        stats = await lstat(absolute, { bigint: true });
-      } catch {
-        // Gone since the listing, a name too long, a name that is not valid UTF-8: left out.
-        skipped.push({ path: relative, reason: 'unreadable' });
-        continue;
-      }
-      if (stats.isSymbolicLink()) {
-        let target: string | undefined;
-        try {
-          target = await realpath(absolute);
-        } catch {
-          skipped.push({ path: relative, reason: 'broken_symlink' });
-          continue;
-        }
-        if (!inside(root, target)) {
-          skipped.push({ path: relative, reason: 'symlink_outside_workspace' });
-          continue;
-        }
-        entries.push({
-          path: relative,
-          name,
-          absolute,
-          type: 'symlink',
-          size: 0,
-          mtimeNs: stats.mtimeNs,
-        });
-        continue;
-      }
-      if (stats.isDirectory()) {
-        entries.push({
-          path: relative,
-          name,
-          absolute,
-          type: 'directory',
-          size: 0,
-          mtimeNs: stats.mtimeNs,
-        });
-        if (options.recursive && !options.skipDirectories?.has(name) && !(await visit(absolute)))
-          return false;
-        continue;
-      }
-      if (!stats.isFile()) {
-        skipped.push({ path: relative, reason: 'special_file' });
-        continue;
-      }
-      entries.push({
-        path: relative,
-        name,
-        absolute,
-        type: 'file',
-        size: Number(stats.size),
-        mtimeNs: stats.mtimeNs,
-      });
-    }
-    return true;
-  };
-  const complete = await (options.stats === false ? light() : visit(base));
-  return { entries, skipped, truncated: !complete };
+  const complete = await (options.stats === false ? lightWalk(walk) : fullWalk(walk, base));
+  return { entries: walk.entries, skipped: walk.skipped, truncated: !complete };
 }
 
 /**

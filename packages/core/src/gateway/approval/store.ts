@@ -4,6 +4,7 @@ import type { RiskLevel } from '../../tool/policy.js';
 import {
   type ApprovalQuota,
   type ApprovalQuotaOptions,
+  type ApprovalQuotas,
   approvalQuotaExceeded,
   resolveApprovalQuotas,
 } from './quotas.js';
@@ -108,6 +109,140 @@ interface Bucket {
   chars: number;
 }
 
+/** The in-memory store's records, their index by binding and their totals per scope. */
+interface MemoryState {
+  readonly now: () => number;
+  readonly records: Map<string, ApprovalRecord>;
+  /** The newest record id per binding key. */
+  readonly byBinding: Map<string, string>;
+  readonly accounts: Map<string, Bucket>;
+  readonly sessions: Map<string, Bucket>;
+  totalChars: number;
+  /** When expired records were last dropped store-wide (epoch ms). */
+  lastSweep: number;
+}
+
+const sessionKey = (record: ApprovalRecord): string =>
+  JSON.stringify([record.accountId, record.sessionId]);
+
+function bucket(map: Map<string, Bucket>, key: string): Bucket {
+  let found = map.get(key);
+  if (!found) {
+    found = { ids: new Set(), chars: 0 };
+    map.set(key, found);
+  }
+  return found;
+}
+
+function remove(state: MemoryState, id: string): void {
+  const record = state.records.get(id);
+  if (!record) return;
+  state.records.delete(id);
+  state.totalChars -= record.argumentsChars;
+  if (state.byBinding.get(record.bindingKey) === id) state.byBinding.delete(record.bindingKey);
+  for (const [map, key] of [
+    [state.accounts, record.accountId],
+    [state.sessions, sessionKey(record)],
+  ] as const) {
+    const found = map.get(key);
+    if (!found) continue;
+    found.ids.delete(id);
+    found.chars -= record.argumentsChars;
+    if (found.ids.size === 0) map.delete(key);
+  }
+}
+
+const droppable = (record: ApprovalRecord, at: number): boolean =>
+  record.expiresAt <= at || record.status !== 'approved';
+
+/** Drops the bucket's oldest droppable records until `incoming` fits; false when it cannot. */
+function makeRoom(
+  state: MemoryState,
+  found: Bucket | undefined,
+  quota: ApprovalQuota,
+  incoming: number,
+): boolean {
+  if (!found) return incoming <= quota.maxChars;
+  const at = state.now();
+  const fits = (): boolean =>
+    found.ids.size + 1 <= quota.maxRecords && found.chars + incoming <= quota.maxChars;
+  if (fits()) return true;
+  // Expired ones first, then tombstones, then the oldest undecided ones.
+  for (const id of [...found.ids]) {
+    const record = state.records.get(id);
+    if (record && record.expiresAt <= at) remove(state, id);
+  }
+  for (const id of [...found.ids]) {
+    if (fits()) break;
+    if (state.records.get(id)?.status === 'consumed') remove(state, id);
+  }
+  for (const id of [...found.ids]) {
+    if (fits()) break;
+    const record = state.records.get(id);
+    if (record && droppable(record, at)) remove(state, id);
+  }
+  return fits();
+}
+
+/** Drops expired records store-wide, at most once a second (a full store refuses meanwhile). */
+function sweepExpired(state: MemoryState): void {
+  const at = state.now();
+  if (at - state.lastSweep < 1000) return;
+  state.lastSweep = at;
+  for (const [id, record] of state.records) if (record.expiresAt <= at) remove(state, id);
+}
+
+/** {@link ApprovalStore.create}: room made in the record's session and account, then saved. */
+function createRecord(state: MemoryState, quotas: ApprovalQuotas, record: ApprovalRecord): void {
+  const { perSession, perAccount, total } = quotas;
+  const size = record.argumentsChars;
+  if (!makeRoom(state, state.sessions.get(sessionKey(record)), perSession, size))
+    throw approvalQuotaExceeded('session');
+  if (!makeRoom(state, state.accounts.get(record.accountId), perAccount, size))
+    throw approvalQuotaExceeded('account');
+  const full = (): boolean =>
+    state.records.size + 1 > total.maxRecords || state.totalChars + size > total.maxChars;
+  if (full()) {
+    sweepExpired(state);
+    if (full()) throw approvalQuotaExceeded('server');
+  }
+  state.records.set(record.id, record);
+  state.totalChars += size;
+  state.byBinding.set(record.bindingKey, record.id);
+  for (const found of [
+    bucket(state.accounts, record.accountId),
+    bucket(state.sessions, sessionKey(record)),
+  ]) {
+    found.ids.add(record.id);
+    found.chars += size;
+  }
+}
+
+/** {@link ApprovalStore.transition}: a consumed record becomes a tombstone without arguments. */
+function transitionRecord(
+  state: MemoryState,
+  id: string,
+  from: ApprovalStatus,
+  to: ApprovalStatus,
+  patch: { decidedAt?: number; reason?: string },
+): ApprovalRecord | undefined {
+  const record = state.records.get(id);
+  if (!record || record.status !== from) return undefined;
+  const next: ApprovalRecord = Object.freeze({ ...record, ...patch, status: to });
+  if (to === 'consumed') {
+    // A tombstone until it expires: it keeps no arguments, so it frees their quota at once.
+    const freed = record.argumentsChars;
+    state.totalChars -= freed;
+    for (const found of [
+      state.accounts.get(record.accountId),
+      state.sessions.get(sessionKey(record)),
+    ])
+      if (found) found.chars -= freed;
+    state.records.set(id, Object.freeze({ ...next, arguments: {}, argumentsChars: 0 }));
+  } else state.records.set(id, next);
+  return next;
+}
+
 /**
  * The default {@link ApprovalStore}: bounded maps in this process, with quotas per session, per
  * account and in total (records and argument characters). A new request that would overflow its
@@ -130,131 +265,32 @@ export function createInMemoryApprovalStore(
     { perSession: true, perAccount: true, total: true, now: true },
     'createInMemoryApprovalStore()',
   );
-  const { perSession, perAccount, total } = resolveApprovalQuotas(
-    options,
-    'createInMemoryApprovalStore',
-  );
-  const now = options.now ?? Date.now;
-  const records = new Map<string, ApprovalRecord>();
-  const byBinding = new Map<string, string>();
-  const accounts = new Map<string, Bucket>();
-  const sessions = new Map<string, Bucket>();
-  let totalChars = 0;
-
-  const sessionKey = (record: ApprovalRecord): string =>
-    JSON.stringify([record.accountId, record.sessionId]);
-  const bucket = (map: Map<string, Bucket>, key: string): Bucket => {
-    let found = map.get(key);
-    if (!found) {
-      found = { ids: new Set(), chars: 0 };
-      map.set(key, found);
-    }
-    return found;
-  };
-
-  const remove = (id: string): void => {
-    const record = records.get(id);
-    if (!record) return;
-    records.delete(id);
-    totalChars -= record.argumentsChars;
-    if (byBinding.get(record.bindingKey) === id) byBinding.delete(record.bindingKey);
-    for (const [map, key] of [
-      [accounts, record.accountId],
-      [sessions, sessionKey(record)],
-    ] as const) {
-      const found = map.get(key);
-      if (!found) continue;
-      found.ids.delete(id);
-      found.chars -= record.argumentsChars;
-      if (found.ids.size === 0) map.delete(key);
-    }
-  };
-
-  const droppable = (record: ApprovalRecord, at: number): boolean =>
-    record.expiresAt <= at || record.status !== 'approved';
-  const isTombstone = (id: string): boolean => records.get(id)?.status === 'consumed';
-
-  /** Drops the bucket's oldest droppable records until `incoming` fits; false when it cannot. */
-  const makeRoom = (found: Bucket | undefined, quota: ApprovalQuota, incoming: number): boolean => {
-    if (!found) return incoming <= quota.maxChars;
-    const at = now();
-    const fits = (): boolean =>
-      found.ids.size + 1 <= quota.maxRecords && found.chars + incoming <= quota.maxChars;
-    if (fits()) return true;
-    // Expired ones first, then tombstones, then the oldest undecided ones.
-    for (const id of [...found.ids]) {
-      const record = records.get(id);
-      if (record && record.expiresAt <= at) remove(id);
-    }
-    for (const id of [...found.ids]) {
-      if (fits()) break;
-      if (isTombstone(id)) remove(id);
-    }
-    for (const id of [...found.ids]) {
-      if (fits()) break;
-      const record = records.get(id);
-      if (record && droppable(record, at)) remove(id);
-    }
-    return fits();
-  };
-
-  let lastSweep = 0;
-  /** Drops expired records store-wide, at most once a second (a full store refuses meanwhile). */
-  const sweepExpired = (): void => {
-    const at = now();
-    if (at - lastSweep < 1000) return;
-    lastSweep = at;
-    for (const [id, record] of records) if (record.expiresAt <= at) remove(id);
-  };
-
-  const refuse = (scope: 'session' | 'account' | 'server'): never => {
-    throw approvalQuotaExceeded(scope);
+  const quotas = resolveApprovalQuotas(options, 'createInMemoryApprovalStore');
+  const state: MemoryState = {
+    now: options.now ?? Date.now,
+    records: new Map(),
+    byBinding: new Map(),
+    accounts: new Map(),
+    sessions: new Map(),
+    totalChars: 0,
+    lastSweep: 0,
   };
 
   return {
     async create(record) {
-      const size = record.argumentsChars;
-      if (!makeRoom(sessions.get(sessionKey(record)), perSession, size)) refuse('session');
-      if (!makeRoom(accounts.get(record.accountId), perAccount, size)) refuse('account');
-      if (records.size + 1 > total.maxRecords || totalChars + size > total.maxChars) {
-        sweepExpired();
-        if (records.size + 1 > total.maxRecords || totalChars + size > total.maxChars) {
-          refuse('server');
-        }
-      }
-      records.set(record.id, record);
-      totalChars += size;
-      byBinding.set(record.bindingKey, record.id);
-      for (const found of [
-        bucket(accounts, record.accountId),
-        bucket(sessions, sessionKey(record)),
-      ]) {
-        found.ids.add(record.id);
-        found.chars += size;
-      }
+      createRecord(state, quotas, record);
     },
     async get(id) {
-      return records.get(id);
+      return state.records.get(id);
     },
     async findOpen(bindingKey, at) {
-      const id = byBinding.get(bindingKey);
-      const record = id === undefined ? undefined : records.get(id);
+      const id = state.byBinding.get(bindingKey);
+      const record = id === undefined ? undefined : state.records.get(id);
       if (!record || record.expiresAt <= at) return undefined;
       return record;
     },
     async transition(id, from, to, patch = {}) {
-      const record = records.get(id);
-      if (!record || record.status !== from) return undefined;
-      const next: ApprovalRecord = Object.freeze({ ...record, ...patch, status: to });
-      if (to === 'consumed') {
-        // A tombstone until it expires: it keeps no arguments, so it frees their quota at once.
-        const freed = record.argumentsChars;
-        totalChars -= freed;
-        for (const found of [accounts.get(record.accountId), sessions.get(sessionKey(record))])
-          if (found) found.chars -= freed;
-        records.set(id, Object.freeze({ ...next, arguments: {}, argumentsChars: 0 }));
-      } else records.set(id, next);
-      return next;
+      return transitionRecord(state, id, from, to, patch);
     },
   };
 }
