@@ -50,29 +50,34 @@ function stop(state: CallStop, reason: unknown): void {
   state.controller?.abort(reason);
 }
 
-/** What a tool's `execute` gets: the call's identity, signal, human input and progress reports. */
-function executionContextOf(
-  base: ExecutionBase,
-  state: CallStop,
-  startedAt: number,
-  timeoutMs: number,
-): ToolExecutionContext {
-  const { onProgress, askHuman } = base;
-  // Fields named one by one (a rest pattern and a spread cost microseconds on every call).
-  return {
-    toolName: base.toolName,
-    callId: base.callId,
-    invocation: base.invocation,
-    gateway: base.gateway,
-    approval: base.approval,
-    get signal() {
-      return controllerOf(state).signal;
-    },
-    async askHuman(request) {
+/**
+ * What a tool's `execute` gets: the call's identity, signal, human input and progress reports.
+ * A class, so `signal` is a getter on its prototype (an accessor in an object literal costs
+ * about 0.4 µs per call); `askHuman` and `reportProgress` are own functions, safe to pass on.
+ */
+class CallExecutionContext implements ToolExecutionContext {
+  readonly toolName: string;
+  readonly callId: string;
+  readonly invocation: ToolExecutionContext['invocation'];
+  readonly gateway: ToolExecutionContext['gateway'];
+  readonly approval: ToolExecutionContext['approval'];
+  readonly askHuman: ToolExecutionContext['askHuman'];
+  readonly reportProgress: ToolExecutionContext['reportProgress'];
+  readonly #state: CallStop;
+
+  constructor(base: ExecutionBase, state: CallStop, startedAt: number, timeoutMs: number) {
+    this.toolName = base.toolName;
+    this.callId = base.callId;
+    this.invocation = base.invocation;
+    this.gateway = base.gateway;
+    this.approval = base.approval;
+    this.#state = state;
+    const { onProgress, askHuman } = base;
+    this.askHuman = async (request) => {
       if (!askHuman) return { action: 'decline' };
       return askHuman(request);
-    },
-    reportProgress(progress) {
+    };
+    this.reportProgress = (progress) => {
       if (typeof progress?.progress !== 'number' || !Number.isFinite(progress.progress)) return;
       if (progress.resetTimeout && Date.now() - startedAt < timeoutMs * MAX_TIMEOUT_RESETS_FACTOR)
         state.restartTimer?.();
@@ -89,8 +94,12 @@ function executionContextOf(
       } catch {
         // A progress listener that throws changes nothing about the call.
       }
-    },
-  };
+    };
+  }
+
+  get signal(): AbortSignal {
+    return controllerOf(this.#state).signal;
+  }
 }
 
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
@@ -115,7 +124,7 @@ export function runWithTimeout(
   try {
     pending = (
       tool.execute as (input: Record<string, unknown>, ctx: ToolExecutionContext) => unknown
-    )(args, executionContextOf(base, state, startedAt, timeoutMs));
+    )(args, new CallExecutionContext(base, state, startedAt, timeoutMs));
   } catch (error) {
     return { failure: failedResult(error) };
   }

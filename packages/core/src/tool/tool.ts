@@ -35,7 +35,10 @@ export interface ToolExecutionContext {
   readonly toolName: string;
   /** The framework's tool call id, or a generated one; unique per call. */
   readonly callId: string;
-  /** Aborted on timeout or when the caller aborts; pass it to any I/O. */
+  /**
+   * Aborted on timeout or when the caller aborts; pass it to any I/O. Made on first read (a
+   * getter, so a copy of the context made with a spread does not carry it: pass the context).
+   */
   readonly signal: AbortSignal;
   /** The invocation context the call runs in (empty fields when none was set). */
   readonly invocation: InvocationContext;
