@@ -41,9 +41,16 @@ export function quantile(values, q) {
   return sorted[low] + (sorted[high] - sorted[low]) * (at - low);
 }
 
-/** Wall time in milliseconds of one fresh `node` process that imports `specifier` ('' = nothing). */
+/**
+ * Wall time in milliseconds of one fresh `node` process that imports `specifier` ('' = nothing;
+ * `code:<module source>` runs that source instead, to time an import and a first call).
+ */
 function coldImportOnce(specifier, cwd) {
-  const source = specifier ? `await import(${JSON.stringify(specifier)});` : '';
+  const source = specifier.startsWith('code:')
+    ? specifier.slice('code:'.length)
+    : specifier
+      ? `await import(${JSON.stringify(specifier)});`
+      : '';
   const start = process.hrtime.bigint();
   const child = spawnSync(process.execPath, ['--input-type=module', '-e', source], {
     cwd,

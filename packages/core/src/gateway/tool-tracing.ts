@@ -75,6 +75,22 @@ const recorded = (value: unknown): string => {
   return text.length > RECORDED_CHARS ? `${text.slice(0, RECORDED_CHARS)}…` : text;
 };
 
+/** A call traced by the API alone (no SDK registered): nothing to record, its span only ended. */
+class PlaceholderTrace implements ToolCallTrace {
+  readonly #span: OpenTelemetry.Span;
+  constructor(span: OpenTelemetry.Span) {
+    this.#span = span;
+  }
+  run<T>(fn: () => T): T {
+    return fn();
+  }
+  approval(): void {}
+  arguments(): void {}
+  end(): void {
+    this.#span.end();
+  }
+}
+
 /**
  * The gateway's tracer, or `undefined` when tracing is off or `@opentelemetry/api` is not installed
  * (then no call pays anything for it).
@@ -92,7 +108,7 @@ export function createToolTracer(
   }
   const api = optionalApi();
   if (!api) return undefined;
-  const { context, trace, SpanKind, SpanStatusCode } = api;
+  const { context, trace, SpanKind, SpanStatusCode, INVALID_TRACEID } = api;
   const tracer = (given ?? trace).getTracer('@ksadk/core', version) as OpenTelemetry.Tracer;
   const recordArguments = options?.recordArguments === true;
   const recordResults = options?.recordResults === true;
@@ -101,6 +117,9 @@ export function createToolTracer(
     start(tool, callId, invocationId) {
       const span = tracer.startSpan(`execute_tool ${tool.name}`, { kind: SpanKind.INTERNAL });
       const recording = span.isRecording();
+      // No SDK and no parent span: the span is a placeholder; making it active would change nothing.
+      if (!recording && span.spanContext().traceId === INVALID_TRACEID)
+        return new PlaceholderTrace(span);
       let approval: TracedApproval = 'not_needed';
       if (recording) {
         span.setAttributes({
