@@ -1,4 +1,4 @@
-import { callSkillService, type ServiceClientSettings } from './service-call.js';
+import type { ServiceClientSettings } from './service-call.js';
 import {
   pick,
   responseData,
@@ -9,6 +9,16 @@ import {
   totalCountOf,
 } from './skill-ref.js';
 import { SkillServiceError } from './skill-service-error.js';
+
+/** One call of the service; the signing and the HTTP client load with the first one. */
+async function callService(
+  settings: ServiceClientSettings,
+  action: string,
+  params: Record<string, string | number>,
+): ReturnType<typeof import('./service-call.js').callSkillService> {
+  const { callSkillService } = await import('./service-call.js');
+  return callSkillService(settings, action, params);
+}
 
 /** The three hosts that get KOP (SigV4-signed) requests, and only over https. */
 export const KOP_HOSTS: readonly string[] = [
@@ -89,7 +99,7 @@ async function paginate<T>(
   const out: T[] = [];
   const seen = new Set<string>();
   for (let page = 1; page <= settings.maxPages; page += 1) {
-    const payload = await callSkillService(settings, action, {
+    const payload = await callService(settings, action, {
       ...params,
       PageNumber: page,
       PageSize: pageSize,
@@ -142,7 +152,7 @@ export function createSkillServiceClient(options: SkillServiceClientOptions): Sk
     signService: options.signService?.trim() || 'aicp',
   };
   const call = (action: string, params: Record<string, string | number>) =>
-    callSkillService(settings, action, params);
+    callService(settings, action, params);
 
   return {
     baseUrl,

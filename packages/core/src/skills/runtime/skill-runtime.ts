@@ -4,8 +4,6 @@ import type { SandboxBackend } from '../../sandbox/sandbox-backend.js';
 import { defaultSkillRunsDir } from '../../util/private-dirs.js';
 import { reserveDirectory } from '../../util/reserved-dirs.js';
 import type { Skill } from '../local-skills.js';
-import { runPythonWorkflow, runUploadedWorkflow } from './e2b-workflow.js';
-import { runLocalWorkflow } from './local-workflow.js';
 import { closeRunFolder, openRunFolder } from './run-folders.js';
 import { noSkillsResult, type SkillRuntimeResult, skillRuntimeResult } from './runtime-result.js';
 import { scrubber, scrubOutcome } from './workflow-run.js';
@@ -119,6 +117,9 @@ export function createSkillRuntime(options: SkillRuntimeOptions): SkillRuntime {
         });
         try {
           const run = { session, request, skills, names, timeoutMs };
+          // The workflows load with the first run.
+          const [{ runPythonWorkflow, runUploadedWorkflow }, { runLocalWorkflow }] =
+            await Promise.all([import('./e2b-workflow.js'), import('./local-workflow.js')]);
           const outcome = python
             ? await runPythonWorkflow({ ...run, ...pythonAgent })
             : local
