@@ -50,8 +50,19 @@ const builtFiles = {
   },
 };
 
+const entries = await builtEntries();
+// Every script tsup wrote that is not a shared chunk must be an entry, or it would be dropped.
+const unlisted = (await scriptsUnder(dist))
+  .filter((file) => file.endsWith('.js') && !path.basename(file).startsWith('chunk-'))
+  .filter((file) => !Object.values(entries).includes(file));
+if (unlisted.length > 0) {
+  throw new Error(
+    `merge-chunks: tsup built ${unlisted.map((file) => path.relative(dist, file)).join(', ')}, which package.json "exports" does not list (its "default" condition)`,
+  );
+}
+
 const bundle = await rollup({
-  input: await builtEntries(),
+  input: entries,
   plugins: [builtFiles],
   // Our modules are side-effect free (`sideEffects: false`); a dependency is not assumed to be. A
   // chunk with effects is never merged, so no chunk the root entry loads comes to import zod.

@@ -1,7 +1,6 @@
 import { checkOptions } from '../errors/check-options.js';
 import type { ApprovalStore } from '../gateway/approval/store.js';
 import type { ToolGateway } from '../gateway/gateway-types.js';
-import type { McpLoadResult } from '../mcp/load-mcp-toolsets.js';
 import { MCP_ENV } from '../mcp/mcp-env.js';
 import { MEMORY_ENV } from '../memory/memory-env.js';
 import type { SharedMemoryBackend } from '../memory/shared-memory-backend.js';
@@ -110,68 +109,73 @@ export async function loadAgentTools(options: LoadAgentToolsOptions = {}): Promi
     for (const name of variables)
       if (set(env, name)) warnings.push(`${name} is set but the ${option} option overrides it`);
   };
-  const ownCatalog = isToolCatalog(assemble.catalog)
-    ? undefined
-    : createToolCatalog({ env, ...(assemble.catalog ?? {}) });
-  const options_: AssembleAgentToolsOptions = {
-    ...assemble,
-    catalog: ownCatalog ?? (assemble.catalog as ToolCatalog),
-  };
-
-  if (assemble.builtins !== undefined) overridden('builtins', Object.values(BUILTIN_TOOLS_ENV));
-  else if (!environment) options_.builtins = false;
-
+  // What this load opened, closed again (newest first) when a later step fails.
+  const opened: (() => Promise<unknown> | undefined)[] = [];
+  if (ownStore) opened.push(() => ownStore.close?.());
+  let ownCatalog: ToolCatalog | undefined;
   let ownMemory: SharedMemoryBackend | undefined;
-  if (assemble.memory !== undefined)
-    overridden('memory', [MEMORY_ENV.backend, MEMORY_ENV.dir, MEMORY_ENV.url]);
-  else if (environment) {
-    const { memoryToolsetFromEnv } = await import('../memory/tools/index.js');
-    const memory = memoryToolsetFromEnv({ env });
-    warnings.push(...memory.problems);
-    if (memory.tools.length > 0) options_.memory = memory.tools;
-    // A server-backed memory connects now, so a missing package or server fails the load, not a call.
-    if (memory.memory && 'ready' in memory.memory) {
-      ownMemory = memory.memory as SharedMemoryBackend;
-      try {
-        await ownMemory.ready();
-      } catch (error) {
-        await ownMemory.close();
-        await ownStore?.close?.();
-        throw error;
-      }
-    }
-  }
-
-  if (assemble.skills !== undefined) overridden('skills', [...SKILLS_ENV]);
-  else if (environment) {
-    // Loaded only when the environment is read: skills bring a YAML parser and a zip reader.
-    const { skillsSlotFromEnv } = await import('../skills/tools/index.js');
-    const slot = await skillsSlotFromEnv({ env });
-    warnings.push(...slot.warnings);
-    if (slot.tools.length > 0)
-      options_.skills = { tools: slot.tools, instructions: slot.instructions };
-  }
-
-  let fromEnvMcp: McpLoadResult | undefined;
-  if (assemble.mcp !== undefined) overridden('mcp', [MCP_ENV.servers]);
-  else if (environment) {
-    const { loadMcpToolsetsFromEnv } = await import('../mcp/load-mcp-toolsets.js');
-    fromEnvMcp = await loadMcpToolsetsFromEnv({
-      env,
-      strict: assemble.strict ?? false,
-      ...(assemble.mcpClient ?? {}),
-    });
-    options_.mcp = fromEnvMcp;
-  }
-
   let assembly: AgentAssembly;
   try {
+    ownCatalog = isToolCatalog(assemble.catalog)
+      ? undefined
+      : createToolCatalog({ env, ...(assemble.catalog ?? {}) });
+    const catalog = ownCatalog;
+    if (catalog) opened.push(() => catalog.close());
+    const options_: AssembleAgentToolsOptions = {
+      ...assemble,
+      catalog: ownCatalog ?? (assemble.catalog as ToolCatalog),
+    };
+
+    if (assemble.builtins !== undefined) overridden('builtins', Object.values(BUILTIN_TOOLS_ENV));
+    else if (!environment) options_.builtins = false;
+
+    if (assemble.memory !== undefined)
+      overridden('memory', [MEMORY_ENV.backend, MEMORY_ENV.dir, MEMORY_ENV.url]);
+    else if (environment) {
+      const { memoryToolsetFromEnv } = await import('../memory/tools/index.js');
+      const memory = memoryToolsetFromEnv({ env });
+      warnings.push(...memory.problems);
+      if (memory.tools.length > 0) options_.memory = memory.tools;
+      // A server-backed memory connects now, so a missing package or server fails the load, not a call.
+      if (memory.memory && 'ready' in memory.memory) {
+        const shared = memory.memory as SharedMemoryBackend;
+        opened.push(() => shared.close());
+        await shared.ready();
+        ownMemory = shared;
+      }
+    }
+
+    if (assemble.skills !== undefined) overridden('skills', [...SKILLS_ENV]);
+    else if (environment) {
+      // Loaded only when the environment is read: skills bring a YAML parser and a zip reader.
+      const { skillsSlotFromEnv } = await import('../skills/tools/index.js');
+      const slot = await skillsSlotFromEnv({ env });
+      warnings.push(...slot.warnings);
+      if (slot.tools.length > 0)
+        options_.skills = { tools: slot.tools, instructions: slot.instructions };
+    }
+
+    if (assemble.mcp !== undefined) overridden('mcp', [MCP_ENV.servers]);
+    else if (environment) {
+      const { loadMcpToolsetsFromEnv } = await import('../mcp/load-mcp-toolsets.js');
+      const fromEnvMcp = await loadMcpToolsetsFromEnv({
+        env,
+        strict: assemble.strict ?? false,
+        ...(assemble.mcpClient ?? {}),
+      });
+      opened.push(() => fromEnvMcp.close());
+      options_.mcp = fromEnvMcp;
+    }
+
     assembly = await assembleAgentTools(options_);
   } catch (error) {
-    await fromEnvMcp?.close();
-    await ownCatalog?.close();
-    await ownStore?.close?.();
-    await ownMemory?.close();
+    for (const close of opened.reverse()) {
+      try {
+        await close();
+      } catch {
+        // The load's own failure is the one to report.
+      }
+    }
     throw error;
   }
   const all = Object.freeze([...warnings, ...assembly.warnings]);

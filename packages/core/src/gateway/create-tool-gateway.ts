@@ -6,6 +6,7 @@ import {
 import { checkOptions } from '../errors/check-options.js';
 import { isVettedMedia, TOOL_MEDIA_FIELD } from '../tool/tool-media.js';
 import { redactDeep } from '../util/redact.js';
+import { isThenable } from '../util/thenable.js';
 import type { ApprovalMode } from './approval/mode.js';
 import { policyRequiresApproval } from './approval/policy.js';
 import { type GatedCallContext, runGatedCall } from './gated-call.js';
@@ -14,7 +15,7 @@ import { createHookCalls } from './gateway-hooks.js';
 import { resolveGatewaySettings } from './gateway-settings.js';
 import type { ToolCallOutcome, ToolGateway, ToolGatewayOptions } from './gateway-types.js';
 import { failedResult, type ToolResult } from './results.js';
-import { createToolTracer } from './tool-tracing.js';
+import { createToolTracer, type ToolCallTrace } from './tool-tracing.js';
 
 export type {
   ApprovalDecisionOptions,
@@ -116,12 +117,18 @@ export function createToolGateway(options: ToolGatewayOptions = {}): ToolGateway
       const invocationId =
         observed || tracer ? getInvocationContextOrEmpty().invocationId : undefined;
       if (hooks.onToolStart) callHook('onToolStart', { toolName: tool.name, callId, invocationId });
-      const trace = tracer?.start(tool, callId, invocationId);
+      let trace: ToolCallTrace | undefined;
+      try {
+        trace = tracer?.start(tool, callId, invocationId);
+      } catch (error) {
+        // A tracer provider that fails costs the call its span, never the call.
+        reportHookError(error, 'tracing');
+      }
       let result: ToolResult;
       try {
         const running = () => runGatedCall(tool, rawArgs, options, callId, trace, calls);
         const outcome = trace ? trace.run(running) : running();
-        result = redactOutsideMedia(outcome instanceof Promise ? await outcome : outcome);
+        result = redactOutsideMedia(isThenable(outcome) ? await outcome : outcome);
       } catch (error) {
         // Nothing a tool, a file, a store or a model does may reject invoke.
         result = failedResult(error);

@@ -8,6 +8,7 @@ import {
 import { isInputRequired } from '../tool/human-input.js';
 import type { Tool } from '../tool/tool.js';
 import { redactDeep } from '../util/redact.js';
+import { isThenable } from '../util/thenable.js';
 import type { ApprovalGate, GatedCall, GrantedCall } from './approval/gate.js';
 import type { ApprovalMode } from './approval/mode.js';
 import { policyRequiresApproval } from './approval/policy.js';
@@ -44,14 +45,14 @@ interface CallOf {
 }
 
 /**
- * `next(value)`, waiting for `value` only when it is a promise: a call whose steps are all
- * synchronous (a zod tool, no approval, a synchronous `execute`) makes no promise along the way.
+ * `next(value)`, waiting for `value` only when it is a promise (any thenable): a call whose steps
+ * are all synchronous (a zod tool, no approval) makes few promises along the way.
  */
 function andThen<T, U>(
-  value: T | Promise<T>,
-  next: (settled: T) => U | Promise<U>,
-): U | Promise<U> {
-  return value instanceof Promise ? value.then(next) : next(value);
+  value: T | PromiseLike<T>,
+  next: (settled: T) => U | PromiseLike<U>,
+): U | PromiseLike<U> {
+  return isThenable(value) ? (value as PromiseLike<T>).then(next) : next(value as T);
 }
 
 type CheckedArguments = { args: Record<string, unknown> } | { refused: ToolResult };
@@ -61,7 +62,7 @@ function checkedArguments(
   tool: Tool,
   rawArgs: unknown,
   limits: ArgumentLimits,
-): CheckedArguments | Promise<CheckedArguments> {
+): CheckedArguments | PromiseLike<CheckedArguments> {
   const parsed = parseModelArguments(rawArgs, limits);
   if (!parsed.ok) {
     return {
@@ -166,15 +167,19 @@ export function runGatedCall(
   callId: string,
   trace: ToolCallTrace | undefined,
   at: GatedCallContext,
-): ToolResult | Promise<ToolResult> {
+): ToolResult | PromiseLike<ToolResult> {
   const call: CallOf = { tool, options, callId, trace, context: getInvocationContextOrEmpty() };
   return andThen(checkedArguments(tool, rawArgs, at.limits), (checked) => {
     if ('refused' in checked) return checked.refused;
     trace?.arguments(checked.args);
     return andThen(approvalOf(call, checked.args, at), (approval) => {
       if ('answer' in approval) return approval.answer;
-      return andThen(runTool(call, checked.args, at), (outcome) =>
-        resultOfRun(call, approval, outcome, at),
+      // The tool starts after invoke() has returned its promise: a caller that aborts right after
+      // calling invoke stops it before it runs.
+      return Promise.resolve().then(() =>
+        andThen(runTool(call, checked.args, at), (outcome) =>
+          resultOfRun(call, approval, outcome, at),
+        ),
       );
     });
   });

@@ -20,3 +20,12 @@ noteFailure('note_not_fund', 'No such note.');
 gatewayFailure('note_not_found', 'No such note.');
 // @ts-expect-error a dynamic type must be typed as the table's keys
 noteFailure('note_not_found' as string, 'No such note.');
+
+// The table given by its type alone builds the same constructor; with neither, only the gateway's.
+const byType = failureFor<typeof NOTE_ERROR_TYPES>();
+expectTypeOf(
+  byType('note_not_found', 'No such note.').error_type,
+).toEqualTypeOf<'note_not_found'>();
+// @ts-expect-error no table: a table's type is not the gateway's
+failureFor()('note_not_found', 'No such note.');
+expectTypeOf(failureFor()('tool_timeout', 'Too slow.').error_type).toEqualTypeOf<'tool_timeout'>();

@@ -6,6 +6,7 @@ import {
   type ErrorTypeTable,
   GATEWAY_ERROR_TYPES,
   type GatewayErrorType,
+  type RetryHint,
 } from './tool-error-types.js';
 
 /** Every tool result is a JSON object with `ok`. */
@@ -122,7 +123,7 @@ export function isApprovalRejected(value: unknown): value is ApprovalRejectedRes
  * const missing = noteFailure('note_not_found', 'No note is called "todo".', { title: 'todo' });
  * ```
  */
-export function failureFor<const Table extends ErrorTypeTable>(
+export function failureFor<const Table extends ErrorTypeTable = Record<never, RetryHint>>(
   _table?: Table,
 ): <
   const Type extends (keyof Table & string) | GatewayErrorType,

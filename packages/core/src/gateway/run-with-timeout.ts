@@ -1,5 +1,6 @@
 import { type AskHuman, isInputRequired } from '../tool/human-input.js';
 import type { Tool, ToolExecutionContext } from '../tool/tool.js';
+import { isThenable } from '../util/thenable.js';
 import { abortedResult, failedResult, gatewayFailure, type ToolErrorResult } from './results.js';
 
 const TIMEOUT = Symbol('timeout');
@@ -50,6 +51,10 @@ function stop(state: CallStop, reason: unknown): void {
   state.controller?.abort(reason);
 }
 
+/** Where a context keeps its call's stop state (a symbol, not `#private`: a Proxy or an
+ * `Object.create` child of the context can still read `signal`). */
+const CALL_STOP = Symbol('callStop');
+
 /**
  * What a tool's `execute` gets: the call's identity, signal, human input and progress reports.
  * A class, so `signal` is a getter on its prototype (an accessor in an object literal costs
@@ -63,7 +68,7 @@ class CallExecutionContext implements ToolExecutionContext {
   readonly approval: ToolExecutionContext['approval'];
   readonly askHuman: ToolExecutionContext['askHuman'];
   readonly reportProgress: ToolExecutionContext['reportProgress'];
-  readonly #state: CallStop;
+  readonly [CALL_STOP]: CallStop;
 
   constructor(base: ExecutionBase, state: CallStop, startedAt: number, timeoutMs: number) {
     this.toolName = base.toolName;
@@ -71,7 +76,7 @@ class CallExecutionContext implements ToolExecutionContext {
     this.invocation = base.invocation;
     this.gateway = base.gateway;
     this.approval = base.approval;
-    this.#state = state;
+    this[CALL_STOP] = state;
     const { onProgress, askHuman } = base;
     this.askHuman = async (request) => {
       if (!askHuman) return { action: 'decline' };
@@ -98,17 +103,15 @@ class CallExecutionContext implements ToolExecutionContext {
   }
 
   get signal(): AbortSignal {
-    return controllerOf(this.#state).signal;
+    return controllerOf(this[CALL_STOP]).signal;
   }
 }
-
-const isThenable = (value: unknown): value is PromiseLike<unknown> =>
-  value instanceof Promise || (typeof value === 'object' && value !== null && 'then' in value);
 
 /**
  * Runs a tool's `execute` with a timeout and the caller's abort signal. Synchronous tools that
  * never look at their signal pay for no controller, listener, timer or promise: their outcome
- * comes back as is. Never throws, and a returned promise never rejects.
+ * comes back as is. A returned promise never rejects; a value that throws when inspected (a
+hostile getter) can throw, and the gateway turns that into the call's failure.
  */
 export function runWithTimeout(
   tool: Tool,

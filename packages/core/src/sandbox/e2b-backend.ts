@@ -130,6 +130,8 @@ export function createE2BBackend(options: E2BBackendOptions = {}): SandboxBacken
       }
       assertValidEnv(sessionOptions.env, 'the session env');
       const sessionEnv = { ...sessionOptions.env };
+      // Loaded before a sandbox exists, so a failed load cannot leave one running.
+      const { createE2BSession } = await import('./e2b-session.js');
       provider ??= createE2BSdkProvider();
       let sandbox: E2BSandbox;
       try {
@@ -153,7 +155,6 @@ export function createE2BBackend(options: E2BBackendOptions = {}): SandboxBacken
         );
       }
       await makeReady(sandbox, retry, root);
-      const { createE2BSession } = await import('./e2b-session.js');
       return createE2BSession({
         sandbox,
         sessionId: sessionOptions.sessionId,

@@ -41,7 +41,6 @@ export interface LocalSessionParams {
   launcher: LocalLauncher;
 }
 
-/** The launcher of `local_process`: the program itself, no wrapper, no shell. */
 function stoppedMessage(outcome: GroupRunOutcome, timeoutMs: number): [string, string] | undefined {
   switch (outcome.stopped) {
     case 'timeout':

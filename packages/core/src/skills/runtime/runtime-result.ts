@@ -51,17 +51,17 @@ const text = (value: unknown, max = 8000): string =>
   typeof value === 'string' ? value.slice(0, max) : '';
 
 /** The agent's report, read defensively: only known fields, typed, bounded. */
-export interface WorkflowReport {
-  status: string;
-  executed_skill: string | null;
-  output_files: string[];
-  output_files_truncated: boolean;
-  selected_skills: string[];
-  loaded_skills: string[];
-  warnings: string[];
-  commands: WorkflowCommand[];
-  error: string | null;
-}
+export type WorkflowReport = Pick<
+  SkillRuntimeResult,
+  | 'status'
+  | 'executed_skill'
+  | 'output_files'
+  | 'output_files_truncated'
+  | 'selected_skills'
+  | 'loaded_skills'
+  | 'warnings'
+  | 'commands'
+> & { error: string | null };
 
 /** Reads a runtime agent report (result file or the Python agent's result line). */
 export function readWorkflowReport(value: unknown): WorkflowReport | undefined {
