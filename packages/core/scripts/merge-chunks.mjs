@@ -51,9 +51,11 @@ const builtFiles = {
 };
 
 const entries = await builtEntries();
-// Every script tsup wrote that is not a shared chunk must be an entry, or it would be dropped.
+// Every script tsup wrote that is not a chunk (`chunk-<hash>.js`, shared code; `<module>-<hash>.js`,
+// a module imported on first use) must be an entry: anything else would be dropped.
+const HASHED = /-[A-Z0-9]{8}\.js$/;
 const unlisted = (await scriptsUnder(dist))
-  .filter((file) => file.endsWith('.js') && !path.basename(file).startsWith('chunk-'))
+  .filter((file) => file.endsWith('.js') && !HASHED.test(path.basename(file)))
   .filter((file) => !Object.values(entries).includes(file));
 if (unlisted.length > 0) {
   throw new Error(

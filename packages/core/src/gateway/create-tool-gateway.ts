@@ -126,6 +126,9 @@ export function createToolGateway(options: ToolGatewayOptions = {}): ToolGateway
       }
       let result: ToolResult;
       try {
+        // A call that can be aborted proceeds after invoke() has returned its promise, so an
+        // abort sent right after invoke() stops the tool before it runs.
+        if (options.signal) await undefined;
         const running = () => runGatedCall(tool, rawArgs, options, callId, trace, calls);
         const outcome = trace ? trace.run(running) : running();
         result = redactOutsideMedia(isThenable(outcome) ? await outcome : outcome);

@@ -174,12 +174,8 @@ export function runGatedCall(
     trace?.arguments(checked.args);
     return andThen(approvalOf(call, checked.args, at), (approval) => {
       if ('answer' in approval) return approval.answer;
-      // The tool starts after invoke() has returned its promise: a caller that aborts right after
-      // calling invoke stops it before it runs.
-      return Promise.resolve().then(() =>
-        andThen(runTool(call, checked.args, at), (outcome) =>
-          resultOfRun(call, approval, outcome, at),
-        ),
+      return andThen(runTool(call, checked.args, at), (outcome) =>
+        resultOfRun(call, approval, outcome, at),
       );
     });
   });

@@ -85,9 +85,13 @@ describe('timing of the run', () => {
     expect(runs).toEqual([]);
   });
 
-  it('runs the tool after invoke() has returned', async () => {
+  it('runs a call that has a signal after invoke() has returned', async () => {
     const runs: string[] = [];
-    const pending = createToolGateway({ env }).invoke(countingTool(runs), { label: 'a' });
+    const pending = createToolGateway({ env }).invoke(
+      countingTool(runs),
+      { label: 'a' },
+      { signal: new AbortController().signal },
+    );
     expect(runs).toEqual([]);
     await pending;
     expect(runs).toEqual(['a']);
