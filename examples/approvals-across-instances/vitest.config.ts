@@ -4,7 +4,9 @@ export default defineConfig({
   test: {
     include: ['src/**/*.test.ts'],
     globalSetup: ['./vitest.global-setup.mjs'],
-    testTimeout: 120_000,
+    // Each case starts four fresh `node` processes that load a whole framework: under the full CI on
+    // two cores one such process has taken 30 s, so the bound is wide; a hang still ends.
+    testTimeout: 300_000,
     hookTimeout: 60_000,
   },
 });

@@ -41,7 +41,7 @@ function runProcess(script: string, args: string[]): Promise<Report> {
       cwd: exampleDir,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: 90_000,
+      timeout: 240_000,
     });
     let stdout = '';
     let stderr = '';

@@ -149,9 +149,14 @@ describe.each(servers.map((server) => [server.name, server] as const))(
         const started = performance.now();
         const result = await gateway.invoke(named(loaded.tools, call.tool), call.args);
         expect(result, call.tool).toMatchObject({ ok: false });
-        expect(['mcp_tool_error', 'mcp_error', 'tool_timeout', 'mcp_unavailable']).toContain(
-          result['error_type'],
-        );
+        // A tool with side effects that ran out of time may have acted: outcome_unknown.
+        expect([
+          'mcp_tool_error',
+          'mcp_error',
+          'tool_timeout',
+          'outcome_unknown',
+          'mcp_unavailable',
+        ]).toContain(result['error_type']);
         expect(performance.now() - started, call.tool).toBeLessThan(FIELD_TIMEOUT_MS + 5_000);
       }
     });

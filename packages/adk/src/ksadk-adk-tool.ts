@@ -14,6 +14,7 @@ import type {
 } from '@ksadk/core';
 import {
   type ApprovalPause,
+  type CredentialPause,
   describeMediaInResult,
   failedResult,
   invokeWithApproval,
@@ -22,9 +23,10 @@ import {
   runWithInvocationDefaults,
 } from '@ksadk/core/adapter';
 import { geminiToolSchema } from '@ksadk/core/schema';
+import { decisionOfConfirmation } from './confirmation-decision.js';
 
-/** The payload of the ADK confirmation a gated KsADK call asks for (core's one pause type). */
-export type KsadkConfirmationPayload = ApprovalPause;
+/** The payload of the ADK confirmation a KsADK call asks for: an approval, or a credential (core's pause types). */
+export type KsadkConfirmationPayload = ApprovalPause | CredentialPause;
 
 /**
  * The payload of the ADK confirmation a question mid-call asks for (an MCP elicitation). Answer
@@ -44,8 +46,9 @@ function adkDefaults(toolContext: Context) {
 }
 
 /**
- * Whether this call asked the human a question earlier in the session: the agent's own
- * `adk_request_confirmation` for this call id carries a `ksadk_input` payload.
+ * Whether this call asked the human a question (or for a credential) earlier in the session: the
+ * agent's own `adk_request_confirmation` for this call id carries a `ksadk_input` (or
+ * `ksadk_credential`) payload.
  */
 function askedForInput(toolContext: Context): boolean {
   const id = toolContext.functionCallId;
@@ -64,7 +67,8 @@ function askedForInput(toolContext: Context): boolean {
           | undefined;
         return (
           args?.originalFunctionCall?.id === id &&
-          args.toolConfirmation?.payload?.type === 'ksadk_input'
+          (args.toolConfirmation?.payload?.type === 'ksadk_input' ||
+            args.toolConfirmation?.payload?.type === 'ksadk_credential')
         );
       }),
   );
@@ -152,16 +156,16 @@ export class KsadkAdkTool extends BaseTool {
           // Resumed: ADK hands back the confirmation the human gave.
           const confirmation = toolContext.toolConfirmation;
           if (confirmation) {
-            const payload = confirmation.payload as { reason?: unknown } | undefined;
-            return {
-              type: confirmation.confirmed === true ? 'approve' : 'reject',
-              ...(typeof payload?.reason === 'string' ? { reason: payload.reason } : {}),
-            };
+            if (pause.type !== 'ksadk_credential') return decisionOfConfirmation(confirmation);
+            // The sign-in's answer ({ callbackUrl } / { apiKey } / { token }) is the payload.
+            return confirmation.confirmed === true ? confirmation.payload : { action: 'cancel' };
           }
-          const payloadOut: KsadkConfirmationPayload = pause;
           toolContext.requestConfirmation({
-            hint: `Approve or reject ${this.name} (${pause.approval_request.risk_level} risk).`,
-            payload: payloadOut,
+            hint:
+              pause.type === 'ksadk_credential'
+                ? `${this.name} needs the user's ${pause.credential_request.credential_id} credential (${pause.credential_request.kind}).`
+                : `Approve or reject ${this.name} (${pause.approval_request.risk_level} risk).`,
+            payload: pause satisfies KsadkConfirmationPayload,
           });
           toolContext.actions.skipSummarization = true;
           return PAUSED;

@@ -23,7 +23,65 @@ export {
   type InvocationContextInput,
   runWithInvocationContext,
 } from './context/invocation-context.js';
+export type {
+  ConnectedCredential,
+  CredentialAnswer,
+  CredentialPrincipal,
+} from './credentials/credential-broker.js';
+export {
+  CREDENTIAL_KEY_ENV,
+  CREDENTIAL_PREVIOUS_KEYS_ENV,
+  type SealedValue,
+} from './credentials/credential-crypto.js';
+export {
+  type CredentialRequest,
+  type CredentialRequiredResult,
+  isCredentialRequired,
+  type ToolCredential,
+} from './credentials/credential-required.js';
+export type {
+  CredentialKind,
+  CredentialSpec,
+  CredentialSpecInput,
+  OAuthClientConfig,
+} from './credentials/credential-spec.js';
+export {
+  type BoundOAuthClient,
+  type CredentialKey,
+  type CredentialQuotas,
+  type CredentialRequestRecord,
+  type CredentialStore,
+  createInMemoryCredentialStore,
+  type StoredCredential,
+} from './credentials/credential-store.js';
 export { KsadkError, type KsadkErrorCode, type KsadkErrorOptions } from './errors/ksadk-error.js';
+export type {
+  ExecutionEnd,
+  ExecutionOutcome,
+  ExecutionRecord,
+  ExecutionStatus,
+  ExecutionSummary,
+} from './executions/execution-record.js';
+export type {
+  Awaitable,
+  ExecutionBegin,
+  ExecutionPage,
+  ExecutionQuery,
+  ExecutionStore,
+} from './executions/execution-store.js';
+export {
+  createFileExecutionStore,
+  type FileExecutionStoreOptions,
+} from './executions/file-execution-store.js';
+export {
+  createInMemoryExecutionStore,
+  type InMemoryExecutionStoreOptions,
+} from './executions/memory-execution-store.js';
+export type {
+  ApprovalAuditEntry,
+  ApprovalAuditEvent,
+  ApprovalAuditHow,
+} from './gateway/approval/audit-entry.js';
 export {
   type ApprovalDecision,
   decideApproval,
@@ -32,18 +90,36 @@ export {
 export type { ApprovalGrant } from './gateway/approval/grant.js';
 export type { ApprovalMode } from './gateway/approval/mode.js';
 export { policyRequiresApproval } from './gateway/approval/policy.js';
+export type {
+  StandingGrant,
+  StandingGrantCondition,
+  StandingGrantMatch,
+} from './gateway/approval/standing-grant.js';
 export {
+  type ApprovalEdit,
   type ApprovalRecord,
   type ApprovalStatus,
   type ApprovalStore,
+  type ApprovalTransitionPatch,
   createInMemoryApprovalStore,
   type InMemoryApprovalStoreOptions,
 } from './gateway/approval/store.js';
 export { approvalStoreFromEnv } from './gateway/approval/store-from-env.js';
 export {
+  type ApprovalAuditQuery,
+  type ApprovalListStatus,
+  type ApprovalPage,
+  type ApprovalRequestQuery,
+  MAX_PAGE_SIZE,
+  type StandingGrantQuery,
+} from './gateway/approval/store-queries.js';
+export {
   type ApprovalDecisionOptions,
   type ApprovalPrincipal,
   createToolGateway,
+  type ExecutionListOptions,
+  type GatewayCredentialOptions,
+  type GatewayExecutionOptions,
   type ToolCallOptions,
   type ToolCallOutcome,
   type ToolEndEvent,

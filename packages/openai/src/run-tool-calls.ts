@@ -115,7 +115,12 @@ export function callRunner(options: RunToolCallsOptions): CallRunner {
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       // The host's decision applies only to the very request it was given for.
       decide: (pause) =>
-        decision !== undefined && pause.approval_request.id === awaiting ? decision : PAUSED,
+        decision !== undefined &&
+        (pause.type === 'ksadk_credential'
+          ? pause.credential_request.id
+          : pause.approval_request.id) === awaiting
+          ? decision
+          : PAUSED,
       // A question mid-call (an MCP elicitation) pends like an approval; the answer resumes it.
       askHuman: (request) =>
         decision !== undefined && request.request_key === awaiting
@@ -134,12 +139,15 @@ export function callRunner(options: RunToolCallsOptions): CallRunner {
     if (outcome.status === 'done') {
       return { callId: call.callId, toolName: tool.name, result: outcome.result, status: 'done' };
     }
+    const { pause } = outcome;
     return {
       callId: call.callId,
       toolName: tool.name,
       result: outcome.result,
       status: 'pending',
-      approvalRequest: outcome.pause.approval_request,
+      ...(pause.type === 'ksadk_credential'
+        ? { credentialRequest: pause.credential_request }
+        : { approvalRequest: pause.approval_request }),
     };
   };
   return async (call, decision, awaiting) => {

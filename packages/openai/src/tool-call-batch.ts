@@ -1,7 +1,9 @@
 import {
   type ApprovalRequest,
+  type CredentialRequest,
   type HumanInputRequest,
   isApprovalRequired,
+  isCredentialRequired,
   isInputRequired,
   type ToolResult,
 } from '@ksadk/core';
@@ -21,6 +23,8 @@ export interface BatchedToolCall {
   approvalRequest?: ApprovalRequest;
   /** While pending for a question the call asked mid-way (an MCP elicitation). */
   inputRequest?: HumanInputRequest;
+  /** While pending for the user's credential (a sign-in or a key; no secret in it). */
+  credentialRequest?: CredentialRequest;
 }
 
 /**
@@ -30,7 +34,14 @@ export interface BatchedToolCall {
  */
 export type PendingToolCall =
   | { kind: 'approval'; callId: string; toolName: string; approvalRequest: ApprovalRequest }
-  | { kind: 'input'; callId: string; toolName: string; inputRequest: HumanInputRequest };
+  | { kind: 'input'; callId: string; toolName: string; inputRequest: HumanInputRequest }
+  | {
+      kind: 'credential';
+      callId: string;
+      toolName: string;
+      /** Answered with `{ callbackUrl }`, `{ apiKey }` or `{ token }` (keyed by call id or request id). */
+      credentialRequest: CredentialRequest;
+    };
 
 /** A host decision for {@link ToolCallBatch.resume}; see `parseApprovalDecision` for the shapes. */
 export type ToolCallDecision = unknown;
@@ -67,6 +78,7 @@ export interface SavedToolCall {
   result: ToolResult;
   approvalRequest?: ApprovalRequest;
   inputRequest?: HumanInputRequest;
+  credentialRequest?: CredentialRequest;
 }
 
 /** A tool call from either API, reduced to what running it needs. */
@@ -117,6 +129,10 @@ export function batchOf(
       return [{ kind: 'approval', callId, toolName, approvalRequest: outcome.approvalRequest }];
     if (outcome.inputRequest)
       return [{ kind: 'input', callId, toolName, inputRequest: outcome.inputRequest }];
+    if (outcome.credentialRequest)
+      return [
+        { kind: 'credential', callId, toolName, credentialRequest: outcome.credentialRequest },
+      ];
     return [];
   });
   const done = outcomes.filter((outcome) => outcome.status === 'done');
@@ -141,6 +157,7 @@ export function batchOf(
         result: outcome.result,
         ...(outcome.approvalRequest ? { approvalRequest: outcome.approvalRequest } : {}),
         ...(outcome.inputRequest ? { inputRequest: outcome.inputRequest } : {}),
+        ...(outcome.credentialRequest ? { credentialRequest: outcome.credentialRequest } : {}),
       })),
     async resume(decisions) {
       const next = await Promise.all(
@@ -151,6 +168,11 @@ export function batchOf(
             return answer === undefined
               ? outcome
               : run(calls[index]!, answer, outcome.result.input_request.request_key);
+          }
+          if (isCredentialRequired(outcome.result)) {
+            const requestId = outcome.result.credential_request.id;
+            const answer = decisions[outcome.callId] ?? decisions[requestId];
+            return answer === undefined ? outcome : run(calls[index]!, answer, requestId);
           }
           if (!isApprovalRequired(outcome.result)) return outcome;
           const approvalId = outcome.result.approval_request.id;

@@ -1,5 +1,6 @@
 import {
   type ApprovalRequest,
+  type CredentialRequest,
   type HumanInputRequest,
   KsadkError,
   type ToolResult,
@@ -56,7 +57,16 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 function readCall(value: unknown, index: number): SavedToolCall {
   const where = `calls[${index}]`;
   if (!isRecord(value)) throw invalid(`${where} is not an object`);
-  const { callId, name, arguments: args, status, result, approvalRequest, inputRequest } = value;
+  const {
+    callId,
+    name,
+    arguments: args,
+    status,
+    result,
+    approvalRequest,
+    inputRequest,
+    credentialRequest,
+  } = value;
   if (typeof callId !== 'string' || typeof name !== 'string' || typeof args !== 'string')
     throw invalid(`${where} needs string callId, name and arguments`);
   if (status !== 'done' && status !== 'pending')
@@ -67,6 +77,8 @@ function readCall(value: unknown, index: number): SavedToolCall {
     throw invalid(`${where}.approvalRequest must be an object`);
   if (inputRequest !== undefined && !isRecord(inputRequest))
     throw invalid(`${where}.inputRequest must be an object`);
+  if (credentialRequest !== undefined && !isRecord(credentialRequest))
+    throw invalid(`${where}.credentialRequest must be an object`);
   return {
     callId,
     name,
@@ -75,6 +87,9 @@ function readCall(value: unknown, index: number): SavedToolCall {
     result: result as ToolResult,
     ...(approvalRequest ? { approvalRequest: approvalRequest as unknown as ApprovalRequest } : {}),
     ...(inputRequest ? { inputRequest: inputRequest as unknown as HumanInputRequest } : {}),
+    ...(credentialRequest
+      ? { credentialRequest: credentialRequest as unknown as CredentialRequest }
+      : {}),
   };
 }
 
@@ -135,6 +150,7 @@ export function savedBatch(state: ToolLoopState): {
       status: call.status,
       ...(call.approvalRequest ? { approvalRequest: call.approvalRequest } : {}),
       ...(call.inputRequest ? { inputRequest: call.inputRequest } : {}),
+      ...(call.credentialRequest ? { credentialRequest: call.credentialRequest } : {}),
     })),
   };
 }

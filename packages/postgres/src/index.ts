@@ -1,5 +1,5 @@
-// @ksadk/postgres — KsADK stores on PostgreSQL: a shared ApprovalStore, a MemoryBackend, a
-// KnowledgeBase, and the migrations they run on first use.
+// @ksadk/postgres — KsADK stores on PostgreSQL: a shared ApprovalStore, a CredentialStore, an
+// ExecutionStore, a MemoryBackend, a KnowledgeBase, and the migrations they run on first use.
 export {
   LATEST_MIGRATION,
   type MigratePostgresOptions,
@@ -12,6 +12,16 @@ export {
   type PostgresApprovalStoreOptions,
 } from './postgres-approval-store.js';
 export type { PostgresConnectionOptions } from './postgres-connection.js';
+export {
+  createPostgresCredentialStore,
+  type PostgresCredentialStore,
+  type PostgresCredentialStoreOptions,
+} from './postgres-credential-store.js';
+export {
+  createPostgresExecutionStore,
+  type PostgresExecutionStore,
+  type PostgresExecutionStoreOptions,
+} from './postgres-execution-store.js';
 export {
   createPostgresKnowledgeBase,
   type KnowledgeDocument,

@@ -34,7 +34,7 @@ describeWithPostgres('PostgreSQL migrations', () => {
   it('a second run applies nothing; a single connection works too', async () => {
     const schema = uniqueSchema();
     expect(await migratePostgres(pool, { schema })).toEqual({
-      applied: [1, 2, 3],
+      applied: [1, 2, 3, 4, 5, 6],
       version: LATEST_MIGRATION,
     });
     const client = new Client({ connectionString: postgresUrl });
@@ -49,11 +49,19 @@ describeWithPostgres('PostgreSQL migrations', () => {
       [schema],
     );
     expect(rows.map((row) => row.table_name)).toEqual([
+      'ksadk_approval_audit',
+      'ksadk_approval_audit_counts',
       'ksadk_approval_totals',
       'ksadk_approvals',
+      'ksadk_credential_requests',
+      'ksadk_credentials',
+      'ksadk_execution_counts',
+      'ksadk_execution_totals',
+      'ksadk_executions',
       'ksadk_knowledge',
       'ksadk_memories',
       'ksadk_schema_migrations',
+      'ksadk_standing_grants',
     ]);
   });
 

@@ -9,15 +9,29 @@ import {
 } from '@ksadk/core/adapter';
 import type { PoolClient, QueryResult } from 'pg';
 import { type BucketUsage, planRoom } from './approval-room.js';
-import { type ApprovalRow, idKeyOf, keyOf, type RecordBody, recordOfRow } from './approval-rows.js';
+import {
+  APPROVAL_COLUMNS,
+  type ApprovalRow,
+  approvalRowValues,
+  idKeyOf,
+  keyOf,
+  recordOfRow,
+} from './approval-rows.js';
 import { migrateOnce } from './migrations.js';
+import { postgresAuditLog } from './postgres-audit-log.js';
 import { openPostgres, type PostgresConnectionOptions } from './postgres-connection.js';
+import { postgresRequestList } from './postgres-request-list.js';
+import { postgresStandingGrants } from './postgres-standing-grants.js';
+import type { PostgresStoreContext } from './postgres-store-context.js';
+import { isQuotaRefusal, onClient } from './postgres-transaction.js';
 import { schemaOf } from './schema-name.js';
 import { guarded } from './store-error.js';
 
 /**
- * Options of {@link createPostgresApprovalStore}. Quotas are core's ({@link ApprovalQuotaOptions});
- * `total` counts every process sharing the schema.
+ * Options of {@link createPostgresApprovalStore}. Quotas are core's ({@link ApprovalQuotaOptions}):
+ * requests per session, per account and in total, `standingGrants` (per account and in total)
+ * and the audit log's retention (`audit`: age, per account, in total); each total counts every
+ * process sharing the schema.
  */
 export interface PostgresApprovalStoreOptions
   extends PostgresConnectionOptions,
@@ -44,6 +58,8 @@ const OPTIONS = {
   perSession: true,
   perAccount: true,
   total: true,
+  standingGrants: true,
+  audit: true,
   now: true,
   timeoutMs: true,
 } as const satisfies OptionKeys<PostgresApprovalStoreOptions>;
@@ -63,6 +79,10 @@ const OPTIONS = {
  *   overshoot it.
  * - Expired records are deleted on every create (up to 1,000 at a time, skipping rows another
  *   transaction holds). The tables are created on first use ({@link migratePostgres}).
+ * - The inbox listing is one indexed query per page (pending and expired requests have partial
+ *   indexes). Standing grants are saved under a store-wide advisory lock (their quotas drop
+ *   expired and revoked grants first, active ones never) and revoked with one conditional
+ *   `UPDATE`. The audit log trims by age and count in the transaction of each append.
  *
  * Driver failures and timeouts throw {@link KsadkError} `store_unavailable`, without the
  * connection string or password in the message.
@@ -79,7 +99,7 @@ export function createPostgresApprovalStore(
   options: PostgresApprovalStoreOptions,
 ): PostgresApprovalStore {
   checkOptions(options, OPTIONS, 'createPostgresApprovalStore()');
-  const { perSession, perAccount, total } = resolveApprovalQuotas(
+  const { perSession, perAccount, total, standingGrants, audit } = resolveApprovalQuotas(
     options,
     'createPostgresApprovalStore',
   );
@@ -96,6 +116,8 @@ export function createPostgresApprovalStore(
   const ready = migrateOnce(pool, schema.name);
   const table = `${schema.sql}.ksadk_approvals`;
   const lockSpace = `ksadk_approvals:${schema.name}`;
+  const context: PostgresStoreContext = { pool, schema, timeoutMs, now, ready };
+  const statusParam = `$${APPROVAL_COLUMNS.indexOf('status') + 1}`;
 
   const totals = `${schema.sql}.ksadk_approval_totals`;
 
@@ -196,108 +218,88 @@ export function createPostgresApprovalStore(
 
   const create: ApprovalStore['create'] = async (record) => {
     await ready();
-    const { status, decidedAt, reason, arguments: args, argumentsChars, ...body } = record;
-    const chars = Math.max(0, Math.floor(argumentsChars));
+    const chars = Math.max(0, Math.floor(record.argumentsChars));
     const accountKey = keyOf(record.accountId);
     const sessionKey = keyOf(record.accountId, record.sessionId);
     const id = idKeyOf(record.id);
-    const client = await pool.connect();
-    let failed = false;
-    try {
-      // One round trip: the lock names are a validated schema name and a hex hash.
-      await client.query(
-        `BEGIN; SET LOCAL lock_timeout = '${Math.ceil(timeoutMs / 2)}ms';
-         SELECT pg_advisory_xact_lock(hashtext('${lockSpace}'), hashtext('${accountKey}'))`,
-      );
-      const at = now();
-      // Expired records go first, from every bucket: they are dead whatever their status.
-      const backlog = await sweepExpired(client, at, 1000);
-      // Both buckets in one read: the session's records are some of the account's.
-      const { rows: usage } = await client.query<Record<string, string>>(
-        `SELECT count(*) FILTER (WHERE session_key = $2) AS session_records,
-           coalesce(sum(arguments_chars) FILTER (WHERE session_key = $2), 0) AS session_chars,
-           count(*) AS account_records, coalesce(sum(arguments_chars), 0) AS account_chars
-         FROM ${table} WHERE account_key = $1`,
-        [accountKey, sessionKey],
-      );
-      const row = usage[0]!;
-      const inSession = {
-        records: Number(row['session_records']),
-        chars: Number(row['session_chars']),
-      };
-      const inAccount = {
-        records: Number(row['account_records']),
-        chars: Number(row['account_chars']),
-      };
-      let refusedBy: 'session' | 'account' | 'server' | undefined;
-      if (!(await makeRoom(client, 'session_key', sessionKey, perSession, chars, at, inSession)))
-        refusedBy = 'session';
-      else if (
-        !(await makeRoom(
-          client,
-          'account_key',
-          accountKey,
-          perAccount,
-          chars,
-          at,
-          // Drops in the session changed the account: read it again then.
-          planRoom(inSession, [], perSession, chars).fits
-            ? inAccount
-            : await usageOf(client, 'account_key', accountKey),
-        ))
-      )
-        refusedBy = 'account';
-      else if (!(await takeTotal(client, chars))) {
-        // Full: sweep what expired, count afresh (a hand-edited table drifts), try once more.
-        if (backlog) await sweepExpired(client, at, 50_000);
+    return onClient(
+      pool,
+      async (client) => {
+        // One round trip: the lock names are a validated schema name and a hex hash.
         await client.query(
-          `UPDATE ${totals} SET records = (SELECT count(*) FROM ${table}),
-             chars = (SELECT coalesce(sum(arguments_chars), 0) FROM ${table}) WHERE id = 1`,
+          `BEGIN; SET LOCAL lock_timeout = '${Math.ceil(timeoutMs / 2)}ms';
+           SELECT pg_advisory_xact_lock(hashtext('${lockSpace}'), hashtext('${accountKey}'))`,
         );
-        if (!(await takeTotal(client, chars))) refusedBy = 'server';
-      }
-      if (refusedBy) {
-        await client.query('COMMIT'); // what was dropped stays dropped, as in the in-memory store
-        throw approvalQuotaExceeded(refusedBy);
-      }
-      const insert = (): Promise<QueryResult> =>
-        client.query(
-          `INSERT INTO ${table} (id, binding_key, account_key, session_key, status, arguments_chars,
-           created_at, expires_at, decided_at, reason, consumed_at, body, arguments)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, CASE WHEN $5 = 'consumed' THEN now() END, $11, $12)
-         ON CONFLICT (id) DO NOTHING`,
-          [
-            id,
-            keyOf(record.bindingKey),
+        const at = now();
+        // Expired records go first, from every bucket: they are dead whatever their status.
+        const backlog = await sweepExpired(client, at, 1000);
+        // Both buckets in one read: the session's records are some of the account's.
+        const { rows: usage } = await client.query<Record<string, string>>(
+          `SELECT count(*) FILTER (WHERE session_key = $2) AS session_records,
+             coalesce(sum(arguments_chars) FILTER (WHERE session_key = $2), 0) AS session_chars,
+             count(*) AS account_records, coalesce(sum(arguments_chars), 0) AS account_chars
+           FROM ${table} WHERE account_key = $1`,
+          [accountKey, sessionKey],
+        );
+        const row = usage[0]!;
+        const inSession = {
+          records: Number(row['session_records']),
+          chars: Number(row['session_chars']),
+        };
+        const inAccount = {
+          records: Number(row['account_records']),
+          chars: Number(row['account_chars']),
+        };
+        let refusedBy: 'session' | 'account' | 'server' | undefined;
+        if (!(await makeRoom(client, 'session_key', sessionKey, perSession, chars, at, inSession)))
+          refusedBy = 'session';
+        else if (
+          !(await makeRoom(
+            client,
+            'account_key',
             accountKey,
-            sessionKey,
-            status,
+            perAccount,
             chars,
-            record.createdAt,
-            record.expiresAt,
-            decidedAt ?? null,
-            reason === undefined ? null : JSON.stringify(reason),
-            JSON.stringify(body satisfies RecordBody),
-            JSON.stringify(args),
-          ],
-        );
-      if ((await insert()).rowCount === 0) {
-        // A record with this id already exists: it is replaced, as in the in-memory store.
-        await deleteRows(client, `SELECT id FROM ${table} WHERE id = $1 FOR UPDATE SKIP LOCKED`, [
-          id,
-        ]);
-        if ((await insert()).rowCount === 0) throw new Error('a record with this id is in use');
-      }
-      await client.query('COMMIT');
-    } catch (error) {
-      if (!(KsadkError.isInstance(error) && error.code === 'approval_quota_exceeded')) {
-        failed = true;
-        await client.query('ROLLBACK').catch(() => undefined);
-      }
-      throw error;
-    } finally {
-      client.release(failed);
-    }
+            at,
+            // Drops in the session changed the account: read it again then.
+            planRoom(inSession, [], perSession, chars).fits
+              ? inAccount
+              : await usageOf(client, 'account_key', accountKey),
+          ))
+        )
+          refusedBy = 'account';
+        else if (!(await takeTotal(client, chars))) {
+          // Full: sweep what expired, count afresh (a hand-edited table drifts), try once more.
+          if (backlog) await sweepExpired(client, at, 50_000);
+          await client.query(
+            `UPDATE ${totals} SET records = (SELECT count(*) FROM ${table}),
+               chars = (SELECT coalesce(sum(arguments_chars), 0) FROM ${table}) WHERE id = 1`,
+          );
+          if (!(await takeTotal(client, chars))) refusedBy = 'server';
+        }
+        if (refusedBy) {
+          await client.query('COMMIT'); // what was dropped stays dropped, as in the in-memory store
+          throw approvalQuotaExceeded(refusedBy);
+        }
+        const insert = (): Promise<QueryResult> =>
+          client.query(
+            `INSERT INTO ${table} (${APPROVAL_COLUMNS.join(', ')}, consumed_at)
+             VALUES (${APPROVAL_COLUMNS.map((_, index) => `$${index + 1}`).join(', ')},
+               CASE WHEN ${statusParam} = 'consumed' THEN now() END)
+             ON CONFLICT (id) DO NOTHING`,
+            approvalRowValues(record),
+          );
+        if ((await insert()).rowCount === 0) {
+          // A record with this id already exists: it is replaced, as in the in-memory store.
+          await deleteRows(client, `SELECT id FROM ${table} WHERE id = $1 FOR UPDATE SKIP LOCKED`, [
+            id,
+          ]);
+          if ((await insert()).rowCount === 0) throw new Error('a record with this id is in use');
+        }
+        await client.query('COMMIT');
+      },
+      isQuotaRefusal,
+    );
   };
 
   return {
@@ -331,28 +333,35 @@ export function createPostgresApprovalStore(
           patch.decidedAt ?? null,
           patch.reason !== undefined,
           patch.reason === undefined ? null : JSON.stringify(patch.reason),
+          patch.decidedBy !== undefined,
+          patch.decidedBy === undefined ? null : JSON.stringify(patch.decidedBy),
+          patch.edited === undefined ? null : JSON.stringify(patch.edited),
         ];
         const decision = `decided_at = coalesce($4::bigint, a.decided_at),
-          reason = CASE WHEN $5::boolean THEN $6::text ELSE a.reason END`;
+          reason = CASE WHEN $5::boolean THEN $6::text ELSE a.reason END,
+          decided_by = CASE WHEN $7::boolean THEN $8::text ELSE a.decided_by END`;
         if (to !== 'consumed') {
           const { rows } = await pool.query<ApprovalRow>(
-            `UPDATE ${table} AS a SET status = $3, ${decision}
+            `UPDATE ${table} AS a SET status = $3, ${decision}, edited = coalesce($9::text, a.edited)
              WHERE a.id = $1 AND a.status = $2 RETURNING a.*`,
             params,
           );
           return rows[0] && recordOfRow(rows[0]);
         }
-        // The tombstone keeps no arguments (their characters leave the totals in the same
-        // statement); the caller gets the record as it was, consumed.
+        // The tombstone keeps no arguments, edited ones neither (their characters leave the
+        // totals in the same statement); the caller gets the record as it was, consumed.
         const { rows } = await pool.query<
-          ApprovalRow & { old_arguments: string; old_chars: string }
+          ApprovalRow & { old_arguments: string; old_chars: string; old_edited: string | null }
         >(
           `WITH done AS (
              UPDATE ${table} AS a
-             SET status = $3, consumed_at = now(), arguments = '{}', arguments_chars = 0, ${decision}
-             FROM (SELECT id, arguments, arguments_chars FROM ${table} WHERE id = $1 FOR UPDATE) AS old
+             SET status = $3, consumed_at = now(), arguments = '{}', arguments_chars = 0,
+               edited = NULL, ${decision}
+             FROM (SELECT id, arguments, arguments_chars, edited FROM ${table}
+                   WHERE id = $1 FOR UPDATE) AS old
              WHERE a.id = old.id AND a.status = $2
-             RETURNING a.*, old.arguments AS old_arguments, old.arguments_chars AS old_chars),
+             RETURNING a.*, old.arguments AS old_arguments, old.arguments_chars AS old_chars,
+               coalesce($9::text, old.edited) AS old_edited),
            freed AS (
              UPDATE ${totals} SET chars = ${totals}.chars - done.old_chars
              FROM done WHERE ${totals}.id = 1 AND done.old_chars > 0)
@@ -360,8 +369,18 @@ export function createPostgresApprovalStore(
           params,
         );
         const row = rows[0];
-        return row && recordOfRow(row, { json: row.old_arguments, chars: row.old_chars });
+        return (
+          row &&
+          recordOfRow(row, {
+            json: row.old_arguments,
+            chars: row.old_chars,
+            edited: row.old_edited,
+          })
+        );
       }),
+    listRequests: postgresRequestList(context),
+    ...postgresStandingGrants(context, standingGrants),
+    ...postgresAuditLog(context, audit),
     close: () => connection.close(),
   };
 }

@@ -1,12 +1,9 @@
 // For this package's tests only: the PostgreSQL server of the run, and a describe() that skips
 // loudly (or fails, when KSADK_TEST_SERVICES_REQUIRED=1) without one.
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { describe, inject, it } from 'vitest';
 import { freePort } from '../../../test-support/free-port.js';
-
-const PACKAGE_DIR = fileURLToPath(new URL('..', import.meta.url));
+import { fixtureRunner } from '../../../test-support/run-fixture.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -41,29 +38,7 @@ export function describeWithPostgres(name: string, body: () => void): void {
 }
 
 /** Runs a test fixture in its own `node` process (TypeScript sources through tsx). */
-export function runFixture(
-  name: string,
-  args: readonly string[],
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const fixture = fileURLToPath(new URL(`./test-fixtures/${name}`, import.meta.url));
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--conditions=@ksadk/source', '--import', 'tsx', fixture, ...args],
-      { cwd: PACKAGE_DIR, stdio: ['ignore', 'pipe', 'pipe'], timeout: 50_000 },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+export const runFixture = fixtureRunner(import.meta.url);
 
 /** A port nothing listens on. */
 export const closedPort = freePort;

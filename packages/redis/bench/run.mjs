@@ -1,6 +1,7 @@
 // pnpm bench (in packages/redis): the approval round trip the gateway makes for one gated call —
 // create the request, approve it (pending → approved), consume the grant (approved → consumed) —
-// on Redis and on core's in-memory store; and a memory save + search on Redis against core's
+// on Redis and on core's in-memory store; the execution record written around every call (begin,
+// then complete) on Redis and in memory; and a memory save + search on Redis against core's
 // file backend. Runs against the built package (dist/) and a Redis from scripts/test-services.mjs
 // (KSADK_TEST_REDIS_URL, or a private server started and stopped here).
 import { randomBytes } from 'node:crypto';
@@ -8,15 +9,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { createInMemoryApprovalStore } from '@ksadk/core';
+import { createInMemoryApprovalStore, createInMemoryExecutionStore } from '@ksadk/core';
 import { createFileMemoryBackend } from '@ksadk/core/memory';
 import { testServices } from '../../../scripts/test-services.mjs';
 import { perCallMicros, printTable } from '../../core/bench/measure.mjs';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
-const { createRedisApprovalStore, createRedisMemoryBackend } = await import(
-  pathToFileURL(`${packageDir}dist/index.js`).href
-);
+const { createRedisApprovalStore, createRedisExecutionStore, createRedisMemoryBackend } =
+  await import(pathToFileURL(`${packageDir}dist/index.js`).href);
 
 const services = await testServices();
 if (!services.redisUrl) {
@@ -70,6 +70,52 @@ printTable(
       '@ksadk/redis createRedisApprovalStore',
       onRedis.toFixed(1),
       `${(onRedis / inMemory).toFixed(1)}×`,
+    ],
+  ],
+);
+
+/** One call's execution record as the gateway writes it: begin before the run, complete after. */
+const recordRound = (store) => async () => {
+  counter += 1;
+  const now = Date.now();
+  const begun = await store.begin({
+    id: `exec_${randomBytes(16).toString('hex')}`,
+    callId: `call_${counter}`,
+    callIdGiven: true,
+    toolName: 'write_note',
+    argsDigest: 'digest',
+    accountId: 'acme',
+    userId: 'alice',
+    sessionId: `session_${counter >> 6}`,
+    status: 'started',
+    attempt: 1,
+    startedAt: now,
+    deadlineAt: now + 125_000,
+    expiresAt: now + 86_400_000,
+  });
+  if (!begun.created) throw new Error('begin found another record');
+  const ended = await store.complete(begun.record.id, {
+    status: 'succeeded',
+    endedAt: Date.now(),
+    resultHandle: 'tool-results://call.result.json',
+  });
+  if (!ended) throw new Error('complete failed');
+};
+
+const sharedRedisExecutions = createRedisExecutionStore({ url: services.redisUrl, keyPrefix });
+const recordInMemory = await perCallMicros(recordRound(createInMemoryExecutionStore()), options);
+const recordShared = await perCallMicros(recordRound(sharedRedisExecutions), options);
+await sharedRedisExecutions.close();
+
+printTable(
+  'Execution record: begin → complete (median µs per call, in sequence)',
+  ['store', 'µs/call', 'vs in-memory'],
+  [
+    ['@ksadk/core createInMemoryExecutionStore', recordInMemory.toFixed(1), '1.0×'],
+    [
+      '@ksadk/redis createRedisExecutionStore',
+      recordShared.toFixed(1),
+      `${(recordShared / recordInMemory).toFixed(1)}×`,
     ],
   ],
 );

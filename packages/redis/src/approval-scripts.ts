@@ -5,15 +5,29 @@
 // Key layout under the store's base `B` = `<keyPrefix>{<keyPrefix>approvals}:` (one hash tag, so
 // every key of a store lives in one Redis Cluster slot):
 //   B rec:<id>      HASH body (JSON of the fixed fields), args (JSON), chars, status, exp,
-//                   decidedAt?, reason? — PX = expiry. Consumed: a tombstone (args '{}', chars 0)
+//                   decidedAt?, reason?, decidedBy?, edited? (JSON), and what listing filters on:
+//                   tool, user, sess (the raw ids), dl (decideBy ?? expiresAt) — PX = expiry.
+//                   Consumed: a tombstone (args '{}', chars 0, no edited)
 //   B bind:<h>      STRING id of the newest record of a binding key (h = sha256) — PX = expiry
 //   B sess:<h>      ZSET ids of one (account, session) by insertion order; `:u` the undecided
 //   B acct:<h>      ZSET ids of one account, likewise      ones (pending, rejected), `:t` the
 //                                                          tombstones (consumed)
+//   B all           ZSET every id by insertion order (the listing across accounts)
 //   B expiry        ZSET every id, scored by its expiresAt (store-wide count and expiry sweep)
 //   B meta          HASH id → "<session h>|<account h>|<chars>|<binding h>" (outlives the PX)
 //   B used          HASH sess:<h> / acct:<h> / total → argument characters held
-//   B seq           STRING insertion counter
+//   B seq           STRING insertion counter (requests and standing grants)
+// Standing grants (redis-standing-grants.ts), no PX: they stay until dropped for room —
+//   B sgr:<id>      HASH body (JSON without revokedAt), rev?, exp, acct <h>, tool <h>, and the
+//                   raw user, sess, name (tool name) for listing filters
+//   B sgrs          ZSET every grant id by save order; `B sgrs:<h>` one account's
+//   B sgrt:<h>      ZSET the grant ids of one (account, tool) — what a look-up reads
+//   B sgrx          ZSET every grant id by expiresAt; `B sgrx:<h>` one account's
+//   B sgrr          ZSET revoked grant ids by save order; `B sgrr:<h>` one account's
+// The audit log (redis-audit-log.ts) —
+//   B audit         STREAM every record: e (JSON), a (account h); the id's time is the record's
+//                   `at` (or the previous id's, when `at` is older), so age trims by id
+//   B audit:<h>     STREAM one account's records (e), under the same ids
 // The base is derived inside the scripts from KEYS (the `meta` key), so a client-side ioredis
 // `keyPrefix` applies to every key they touch. Dropping for room costs O(log n) per record
 // dropped: the undecided and tombstone indexes give the candidates in order, without a scan.
@@ -39,6 +53,7 @@ local function remove(id)
   local sess, acct, chars, bind = parseMeta(m)
   redis.call('HDEL', meta, id)
   redis.call('ZREM', expiry, id)
+  redis.call('ZREM', base .. 'all', id)
   for _, field in ipairs({ 'sess:' .. sess, 'acct:' .. acct }) do
     local key = base .. field
     redis.call('ZREM', key, id)
@@ -61,10 +76,11 @@ end
 `;
 
 /**
- * KEYS: rec, meta, bind, sess, acct, seq.
+ * KEYS: rec, meta, bind, sess, acct, seq, all.
  * ARGV: id, bindHash, sessHash, acctHash, chars, expiresAt, now, ttlMs, body, status, decidedAt
  * ('' = none), hasReason ('1'/'0'), reason, then maxRecords and maxChars per session, account,
- * total, then args (JSON).
+ * total, then args (JSON), hasDecidedBy ('1'/'0'), decidedBy, edited (JSON, '' = none), then the
+ * listing fields: toolName, userId, sessionId, deadline.
  * Returns 'ok', or the scope that refused: 'session', 'account', 'server'.
  */
 export const CREATE_SCRIPT = `${PRELUDE}
@@ -163,6 +179,13 @@ end
 if ARGV[12] == '1' then
   redis.call('HSET', KEYS[1], 'reason', ARGV[13])
 end
+if ARGV[21] == '1' then
+  redis.call('HSET', KEYS[1], 'decidedBy', ARGV[22])
+end
+if ARGV[23] ~= '' then
+  redis.call('HSET', KEYS[1], 'edited', ARGV[23])
+end
+redis.call('HSET', KEYS[1], 'tool', ARGV[24], 'user', ARGV[25], 'sess', ARGV[26], 'dl', ARGV[27])
 redis.call('PEXPIRE', KEYS[1], ttl)
 redis.call('SET', KEYS[3], id, 'PX', ttl)
 for _, key in ipairs({ KEYS[4], KEYS[5] }) do
@@ -174,6 +197,7 @@ for _, key in ipairs({ KEYS[4], KEYS[5] }) do
   end
 end
 redis.call('ZADD', expiry, expiresAt, id)
+redis.call('ZADD', KEYS[7], seq, id)
 redis.call('HSET', meta, id, sessHash .. '|' .. acctHash .. '|' .. chars .. '|' .. bindHash)
 redis.call('HINCRBY', used, 'sess:' .. sessHash, chars)
 redis.call('HINCRBY', used, 'acct:' .. acctHash, chars)
@@ -182,10 +206,12 @@ return 'ok'
 `;
 
 /**
- * KEYS: rec, meta. ARGV: id, from, to, decidedAt ('' = none), hasReason ('1'/'0'), reason.
+ * KEYS: rec, meta. ARGV: id, from, to, decidedAt ('' = none), hasReason ('1'/'0'), reason,
+ * hasDecidedBy ('1'/'0'), decidedBy, edited (JSON, '' = unchanged).
  * Returns the record's hash (HGETALL) after the change, or nil when it is missing or not in `from`.
- * A move to `consumed` leaves a tombstone in the same step: the arguments go and their characters
- * are freed; the record still counts in its quotas until it expires or is dropped for room.
+ * A move to `consumed` leaves a tombstone in the same step: the arguments (and edited ones) go
+ * and their characters are freed; the record still counts in its quotas until it expires or is
+ * dropped for room. The reply still holds them: the caller runs the call with them.
  */
 export const TRANSITION_SCRIPT = `${PRELUDE}
 local id, to = ARGV[1], ARGV[3]
@@ -197,6 +223,12 @@ if ARGV[4] ~= '' then
 end
 if ARGV[5] == '1' then
   redis.call('HSET', KEYS[1], 'reason', ARGV[6])
+end
+if ARGV[7] == '1' then
+  redis.call('HSET', KEYS[1], 'decidedBy', ARGV[8])
+end
+if ARGV[9] ~= '' then
+  redis.call('HSET', KEYS[1], 'edited', ARGV[9])
 end
 redis.call('HSET', KEYS[1], 'status', to)
 local fields = redis.call('HGETALL', KEYS[1])
@@ -224,6 +256,7 @@ if m then
 end
 if to == 'consumed' then
   redis.call('HSET', KEYS[1], 'args', '{}', 'chars', '0')
+  redis.call('HDEL', KEYS[1], 'edited')
 end
 return fields
 `;

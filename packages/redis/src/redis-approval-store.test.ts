@@ -1,5 +1,3 @@
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { createToolGateway, defineTool, isApprovalRequired, KsadkError } from '@ksadk/core';
 import { checkApprovalStore } from '@ksadk/core/testing';
 import { Redis } from 'ioredis';
@@ -11,36 +9,9 @@ import {
   freePort,
   testApprovalRecord as record,
   redisUrl,
+  runFixture,
   uniquePrefix,
 } from './test-support.js';
-
-const FIXTURE = fileURLToPath(new URL('./test-fixtures/consume-grant.mjs', import.meta.url));
-const PACKAGE_DIR = fileURLToPath(new URL('..', import.meta.url));
-
-/** Runs one consumer process; resolves with its output whatever its exit. */
-function runConsumer(
-  args: string[],
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--conditions=@ksadk/source', '--import', 'tsx', FIXTURE, ...args],
-      { cwd: PACKAGE_DIR, stdio: ['ignore', 'pipe', 'pipe'], timeout: 40_000 },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-/** A port nothing listens on. */
 
 describeWithRedis('Redis approval store', () => {
   let client: Redis;
@@ -66,7 +37,9 @@ describeWithRedis('Redis approval store', () => {
     await store.transition(grant.id, 'pending', 'approved', { decidedAt: Date.now() });
     const startAt = String(Date.now() + 4_000);
     const runs = await Promise.all(
-      Array.from({ length: 4 }, () => runConsumer([redisUrl, keyPrefix, grant.id, '250', startAt])),
+      Array.from({ length: 4 }, () =>
+        runFixture('consume-grant.mjs', [redisUrl, keyPrefix, grant.id, '250', startAt]),
+      ),
     );
     for (const run of runs) {
       expect(run.stderr).toBe('');
@@ -108,8 +81,9 @@ describeWithRedis('Redis approval store', () => {
         .sort(),
     ).toEqual(['acct:', 'sess:', 'total']);
     expect(Object.values(used)).toEqual(['16', '16', '16']);
-    // rec, bind, sess + its undecided index, acct + its undecided index, expiry, meta, used, seq
-    expect((await client.keys(`${keyPrefix}*`)).length).toBe(10);
+    expect(await client.zrange(`${base}all`, '0', '-1')).toEqual([live.id]);
+    // rec, bind, sess + its undecided index, acct + its undecided index, all, expiry, meta, used, seq
+    expect((await client.keys(`${keyPrefix}*`)).length).toBe(11);
   });
 
   it('two gateways on one Redis share requests, and a grant is used once across them', async () => {

@@ -1,10 +1,4 @@
-import { createHash } from 'node:crypto';
-import {
-  type ApprovalRecord,
-  type ApprovalStatus,
-  type ApprovalStore,
-  KsadkError,
-} from '@ksadk/core';
+import { type ApprovalStore, KsadkError } from '@ksadk/core';
 import {
   type ApprovalQuota,
   type ApprovalQuotaOptions,
@@ -13,14 +7,21 @@ import {
   type OptionKeys,
   resolveApprovalQuotas,
 } from '@ksadk/core/adapter';
+import { listingArgs, patchArgs, type RecordBody, recordOf } from './approval-record-hash.js';
 import { CREATE_SCRIPT, FIND_OPEN_SCRIPT, TRANSITION_SCRIPT } from './approval-scripts.js';
 import { keyPrefixOf } from './key-prefix.js';
+import { redisAuditLog } from './redis-audit-log.js';
 import { openRedis, type RedisConnectionOptions } from './redis-connection.js';
+import { redisRequestList } from './redis-request-list.js';
+import { redisStandingGrants } from './redis-standing-grants.js';
+import { defineCommands, keyHash as hash, type RedisStoreContext } from './redis-store-context.js';
 import { guarded } from './store-error.js';
 
 /**
- * Options of {@link createRedisApprovalStore}. Quotas are core's ({@link ApprovalQuotaOptions});
- * `total` counts every process sharing the key prefix.
+ * Options of {@link createRedisApprovalStore}. Quotas are core's ({@link ApprovalQuotaOptions}):
+ * requests per session, per account and in total, `standingGrants` (per account and in total)
+ * and the audit log's retention (`audit`: age, per account, in total); each total counts every
+ * process sharing the key prefix.
  */
 export interface RedisApprovalStoreOptions extends RedisConnectionOptions, ApprovalQuotaOptions {
   /** Prefix of every key (no `{` or `}`: the store adds its own hash tag). @default 'ksadk:' */
@@ -45,6 +46,8 @@ const OPTIONS = {
   perSession: true,
   perAccount: true,
   total: true,
+  standingGrants: true,
+  audit: true,
   now: true,
   timeoutMs: true,
 } as const satisfies OptionKeys<RedisApprovalStoreOptions>;
@@ -55,41 +58,11 @@ const quotaArgs = (quota: ApprovalQuota): string[] => [
   String(Math.floor(quota.maxChars)),
 ];
 
-const hash = (parts: readonly string[]): string =>
-  createHash('sha256').update(JSON.stringify(parts)).digest('hex');
-
 /** The commands this store defines on its client (versioned: a new layout gets new names). */
 interface ApprovalCommands {
-  ksadkApprovalCreateV1(...args: (string | number)[]): Promise<string>;
-  ksadkApprovalTransitionV1(...args: string[]): Promise<string[] | null>;
+  ksadkApprovalCreateV2(...args: (string | number)[]): Promise<string>;
+  ksadkApprovalTransitionV2(...args: string[]): Promise<string[] | null>;
   ksadkApprovalFindOpenV1(...args: string[]): Promise<string[] | null>;
-}
-
-/** The fixed part of a record, stored as JSON (the arguments are stored on their own). */
-type RecordBody = Omit<
-  ApprovalRecord,
-  'status' | 'decidedAt' | 'reason' | 'arguments' | 'argumentsChars'
->;
-
-/** A record from its HGETALL reply (`[field, value, …]`). */
-function recordOf(fields: readonly string[]): ApprovalRecord | undefined {
-  const map = new Map<string, string>();
-  for (let index = 0; index + 1 < fields.length; index += 2)
-    map.set(fields[index]!, fields[index + 1]!);
-  const body = map.get('body');
-  const status = map.get('status');
-  const args = map.get('args');
-  if (body === undefined || status === undefined || args === undefined) return undefined;
-  const decidedAt = map.get('decidedAt');
-  const reason = map.get('reason');
-  return {
-    ...(JSON.parse(body) as RecordBody),
-    arguments: JSON.parse(args) as Record<string, unknown>,
-    argumentsChars: Number(map.get('chars') ?? 0),
-    status: status as ApprovalStatus,
-    ...(decidedAt !== undefined ? { decidedAt: Number(decidedAt) } : {}),
-    ...(reason !== undefined ? { reason } : {}),
-  };
 }
 
 /**
@@ -105,6 +78,14 @@ function recordOf(fields: readonly string[]): ApprovalRecord | undefined {
  *   approved, unexpired grants are never dropped and no account touches another's records.
  * - Every record key expires with its approval (`PX`); the indexes forget expired ids when the
  *   quotas are checked.
+ * - The inbox listing (`listRequests`) reads the narrowest index that holds the candidates (the
+ *   session's or account's records, their undecided or tombstone index, or every record) newest
+ *   first, filtering inside one script call per page.
+ * - Standing grants are hashes indexed per account and per (account, tool); saving (with its
+ *   quotas: expired, then revoked grants dropped first, active ones never) and revoking (a
+ *   compare-and-set) are Lua scripts.
+ * - The audit log is a stream per account plus one of every record, trimmed on append by age
+ *   and count (at most a few hundred records per append).
  *
  * Driver failures and timeouts throw {@link KsadkError} `store_unavailable`, without the URL or
  * password in the message.
@@ -119,7 +100,7 @@ function recordOf(fields: readonly string[]): ApprovalRecord | undefined {
  */
 export function createRedisApprovalStore(options: RedisApprovalStoreOptions): RedisApprovalStore {
   checkOptions(options, OPTIONS, 'createRedisApprovalStore()');
-  const { perSession, perAccount, total } = resolveApprovalQuotas(
+  const { perSession, perAccount, total, standingGrants, audit } = resolveApprovalQuotas(
     options,
     'createRedisApprovalStore',
   );
@@ -135,37 +116,43 @@ export function createRedisApprovalStore(options: RedisApprovalStoreOptions): Re
   const connection = openRedis(options, 'createRedisApprovalStore()');
   const client = connection.client;
   const commands = client as unknown as ApprovalCommands;
-  if (typeof commands.ksadkApprovalCreateV1 !== 'function') {
-    client.defineCommand('ksadkApprovalCreateV1', { numberOfKeys: 6, lua: CREATE_SCRIPT });
-    client.defineCommand('ksadkApprovalTransitionV1', { numberOfKeys: 2, lua: TRANSITION_SCRIPT });
-    client.defineCommand('ksadkApprovalFindOpenV1', { numberOfKeys: 2, lua: FIND_OPEN_SCRIPT });
-  }
+  defineCommands(client, {
+    ksadkApprovalCreateV2: { numberOfKeys: 7, lua: CREATE_SCRIPT },
+    ksadkApprovalTransitionV2: { numberOfKeys: 2, lua: TRANSITION_SCRIPT },
+    ksadkApprovalFindOpenV1: { numberOfKeys: 2, lua: FIND_OPEN_SCRIPT },
+  });
   const base = `${prefix}{${prefix}approvals}:`;
   const recKey = (id: string): string => `${base}rec:${id}`;
   const metaKey = `${base}meta`;
-  const patchArgs = (patch: { decidedAt?: number; reason?: string }): string[] => [
-    patch.decidedAt === undefined ? '' : String(patch.decidedAt),
-    patch.reason === undefined ? '0' : '1',
-    patch.reason ?? '',
-  ];
+  const context: RedisStoreContext = { client, base, timeoutMs, now };
 
   return {
     shared: true,
     async create(record) {
-      const { status, decidedAt, reason, arguments: args, argumentsChars: _, ...body } = record;
+      const {
+        status,
+        decidedAt,
+        reason,
+        decidedBy,
+        edited,
+        arguments: args,
+        argumentsChars: _,
+        ...body
+      } = record;
       const bindHash = hash([record.bindingKey]);
       const sessHash = hash([record.accountId, record.sessionId]);
       const acctHash = hash([record.accountId]);
       const at = now();
       const ttl = String(Math.max(1, Math.ceil(record.expiresAt - at)));
       const outcome = await guarded('save an approval request', timeoutMs, () =>
-        commands.ksadkApprovalCreateV1(
+        commands.ksadkApprovalCreateV2(
           recKey(record.id),
           metaKey,
           `${base}bind:${bindHash}`,
           `${base}sess:${sessHash}`,
           `${base}acct:${acctHash}`,
           `${base}seq`,
+          `${base}all`,
           record.id,
           bindHash,
           sessHash,
@@ -174,11 +161,13 @@ export function createRedisApprovalStore(options: RedisApprovalStoreOptions): Re
           String(record.expiresAt),
           String(at),
           ttl,
-          JSON.stringify(body),
+          JSON.stringify(body satisfies RecordBody),
           status,
-          ...patchArgs({ decidedAt, reason }),
+          ...patchArgs({ decidedAt, reason }).slice(0, 3),
           ...quotas,
           JSON.stringify(args),
+          ...patchArgs({ decidedBy, edited }).slice(3),
+          ...listingArgs(record),
         ),
       );
       if (outcome !== 'ok') {
@@ -199,10 +188,13 @@ export function createRedisApprovalStore(options: RedisApprovalStoreOptions): Re
     },
     async transition(id, from, to, patch = {}) {
       const fields = await guarded('update an approval request', timeoutMs, () =>
-        commands.ksadkApprovalTransitionV1(recKey(id), metaKey, id, from, to, ...patchArgs(patch)),
+        commands.ksadkApprovalTransitionV2(recKey(id), metaKey, id, from, to, ...patchArgs(patch)),
       );
       return fields ? recordOf(fields) : undefined;
     },
+    listRequests: redisRequestList(context),
+    ...redisStandingGrants(context, standingGrants),
+    ...redisAuditLog(context, audit),
     close: () => connection.close(),
   };
 }

@@ -1,7 +1,14 @@
-import { checkApprovalStore, checkMemoryBackend } from '@ksadk/core/testing';
+import {
+  checkApprovalStore,
+  checkCredentialStore,
+  checkExecutionStore,
+  checkMemoryBackend,
+} from '@ksadk/core/testing';
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createRedisApprovalStore } from './redis-approval-store.js';
+import { createRedisCredentialStore } from './redis-credential-store.js';
+import { createRedisExecutionStore } from './redis-execution-store.js';
 import { createRedisMemoryBackend } from './redis-memory-backend.js';
 import {
   binaryOnPath,
@@ -41,6 +48,20 @@ describe.skipIf(missing.length > 0)('on a real three-node Redis Cluster', () => 
     expect(failures).toEqual([]);
   });
 
+  it('the credential store passes its conformance suite', { timeout: 120_000 }, async () => {
+    const failures = await checkCredentialStore((quotas) =>
+      createRedisCredentialStore({ client, keyPrefix: uniquePrefix(), quotas }),
+    );
+    expect(failures).toEqual([]);
+  });
+
+  it('the execution store passes its conformance suite', { timeout: 120_000 }, async () => {
+    const failures = await checkExecutionStore((quotas) =>
+      createRedisExecutionStore({ client, keyPrefix: uniquePrefix(), quotas }),
+    );
+    expect(failures).toEqual([]);
+  });
+
   it('the memory backend passes its conformance suite', { timeout: 120_000 }, async () => {
     const failures = await checkMemoryBackend((limits) =>
       createRedisMemoryBackend({ client, keyPrefix: uniquePrefix(), ...limits }),
@@ -61,6 +82,29 @@ describe.skipIf(missing.length > 0)('on a real three-node Redis Cluster', () => 
         }),
       );
     }
+    await approvals.saveStandingGrant({
+      id: 'sgr_00000000000000000000000000000001',
+      effect: 'allow',
+      scope: 'user',
+      accountId: 'acme',
+      userId: 'alice',
+      sessionId: '',
+      toolName: 'write_note',
+      createdAt: Date.now(),
+      expiresAt: Date.now() + 60_000,
+      approvalId: 'appr_1',
+      decidedBy: 'admin',
+    });
+    await approvals.appendAudit({
+      id: 'aud_1',
+      at: Date.now(),
+      event: 'requested',
+      accountId: 'acme',
+      userId: 'alice',
+      sessionId: 's1',
+      toolName: 'write_note',
+      argsDigest: 'digest',
+    });
     for (let i = 0; i < 40; i += 1) {
       await memory.save({ accountId: 'acme', userId: `user-${i}` }, { content: `fact ${i}` });
     }
@@ -70,6 +114,8 @@ describe.skipIf(missing.length > 0)('on a real three-node Redis Cluster', () => 
     const slotOf = async (key: string) => Number(await client.cluster('KEYSLOT', key));
     const approvalKeys = keysByMaster.flat().filter((key) => !key.includes('memory:'));
     expect(approvalKeys.length).toBeGreaterThan(5);
+    expect(approvalKeys.some((key) => key.includes(':sgrt:'))).toBe(true);
+    expect(approvalKeys.some((key) => key.includes(':audit:'))).toBe(true);
     expect(new Set(await Promise.all(approvalKeys.map(slotOf))).size).toBe(1);
     const mastersWithMemory = keysByMaster.filter((keys) =>
       keys.some((k) => k.includes('memory:')),

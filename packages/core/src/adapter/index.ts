@@ -4,6 +4,10 @@
 // quotas). Every adapter and store package of this repository builds on exactly these.
 
 export { runWithInvocationDefaults } from '../context/invocation-context.js';
+export {
+  credentialQuotaExceeded,
+  resolveCredentialQuotas,
+} from '../credentials/credential-store.js';
 export { checkOptions, type OptionKeys } from '../errors/check-options.js';
 export {
   type RunStoreOperationOptions,
@@ -11,21 +15,49 @@ export {
   type StoreOperation,
   toStoreUnavailableError,
 } from '../errors/store-unavailable.js';
-export { type ApprovalPause, approvalPauseFor } from '../gateway/approval/pause.js';
+export {
+  executionMatches,
+  executionPageSize,
+  MAX_EXECUTION_PAGE,
+} from '../executions/execution-listing.js';
+export {
+  DEFAULT_EXECUTION_QUOTAS,
+  type ExecutionQuotaOptions,
+  type ExecutionQuotas,
+  executionQuotaExceeded,
+  resolveExecutionQuotas,
+} from '../executions/execution-quotas.js';
+export { isRetryOf, outcomeOfRecord } from '../executions/execution-record.js';
+export {
+  type ApprovalPause,
+  approvalPauseFor,
+  type CredentialPause,
+  credentialPauseFor,
+} from '../gateway/approval/pause.js';
 export {
   type ApprovalQuota,
   type ApprovalQuotaOptions,
   type ApprovalQuotas,
+  type AuditRetention,
   approvalQuotaExceeded,
   DEFAULT_APPROVAL_QUOTAS,
   resolveApprovalQuotas,
+  type StandingGrantQuota,
 } from '../gateway/approval/quotas.js';
+export {
+  deadlineOf,
+  listStatusOf,
+  pageSize,
+  requestMatches,
+} from '../gateway/approval/record-filters.js';
 export {
   type ApprovalRoundTripOptions,
   type ApprovalRoundTripOutcome,
   invokeWithApproval,
   PAUSED,
+  parseCredentialAnswer,
 } from '../gateway/approval/round-trip.js';
+export { isActiveGrant } from '../gateway/approval/standing-grant.js';
 export {
   type ArgumentLimits,
   type ModelArgumentsOutcome,

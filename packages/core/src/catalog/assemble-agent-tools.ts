@@ -1,5 +1,6 @@
 import type { A2AClientOptions } from '../a2a/a2a-client.js';
 import { checkOptions, type OptionKeys } from '../errors/check-options.js';
+import type { ToolGateway } from '../gateway/gateway-types.js';
 import type { McpLoadResult } from '../mcp/load-mcp-toolsets.js';
 import type { McpServerOptions, McpServersObject } from '../mcp/mcp-config.js';
 import type { McpServerRequestOptions } from '../mcp/mcp-server-requests.js';
@@ -56,6 +57,11 @@ export interface AssembleAgentToolsOptions {
    * and of `KSADK_MCP_SERVERS`. @default none of them (no capability declared)
    */
   mcpClient?: McpServerRequestOptions;
+  /**
+   * The gateway whose credential store holds the users' tokens for MCP servers with `oauth`
+   * (`loadAgentTools` passes its own).
+   */
+  gateway?: ToolGateway;
   /** Remote A2A agents to offer as tools. @default none */
   a2a?: readonly A2AAgentConfig[];
   /** Fail on any configuration problem instead of reporting it. @default false */
@@ -92,6 +98,7 @@ export const ASSEMBLE_OPTIONS = {
   catalog: true,
   mcp: true,
   mcpClient: true,
+  gateway: true,
   a2a: true,
   strict: true,
 } as const satisfies OptionKeys<AssembleAgentToolsOptions>;
@@ -182,6 +189,7 @@ export async function assembleAgentTools(
       : await (await import('../mcp/load-mcp-toolsets.js')).loadMcpToolsets(mcp, {
           strict: options.strict ?? false,
           ...(options.mcpClient ?? {}),
+          ...(options.gateway ? { gateway: options.gateway } : {}),
         });
     closers.push(loaded.close);
     warnings.push(...loaded.problems);

@@ -96,7 +96,7 @@ const SKILLS_ENV = [
 export async function loadAgentTools(options: LoadAgentToolsOptions = {}): Promise<AgentToolsLoad> {
   checkOptions(
     options,
-    { ...ASSEMBLE_OPTIONS, gateway: true, environment: true, env: true },
+    { ...ASSEMBLE_OPTIONS, environment: true, env: true },
     "loadAgentTools() (and the adapters' loaders)",
   );
   const { gateway: given, environment = true, env = process.env, ...assemble } = options;
@@ -124,6 +124,7 @@ export async function loadAgentTools(options: LoadAgentToolsOptions = {}): Promi
     const options_: AssembleAgentToolsOptions = {
       ...assemble,
       catalog: ownCatalog ?? (assemble.catalog as ToolCatalog),
+      gateway,
     };
 
     if (assemble.builtins !== undefined) overridden('builtins', Object.values(BUILTIN_TOOLS_ENV));
@@ -162,6 +163,7 @@ export async function loadAgentTools(options: LoadAgentToolsOptions = {}): Promi
         env,
         strict: assemble.strict ?? false,
         ...(assemble.mcpClient ?? {}),
+        gateway,
       });
       opened.push(() => fromEnvMcp.close());
       options_.mcp = fromEnvMcp;

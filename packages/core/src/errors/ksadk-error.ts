@@ -15,6 +15,22 @@ export type KsadkErrorCode =
   | 'approval_not_found'
   /** An account or session has too many open approval requests (or the store is full). */
   | 'approval_quota_exceeded'
+  /** Arguments a human edited before approving do not fit the tool's schema. */
+  | 'invalid_arguments'
+  /** A standing grant was asked for a tool whose definition does not allow one. */
+  | 'standing_grant_not_allowed'
+  /** A standing grant id is unknown, already revoked, or another account's. */
+  | 'standing_grant_not_found'
+  /** A call needs a credential of the user that is not stored (the model-facing pause). */
+  | 'credential_required'
+  /** A credential request id is unknown, used, expired, or another account's or user's. */
+  | 'credential_not_found'
+  /** A sign-in callback, a key or a token exchange was refused: wrong state, denied, failed. */
+  | 'credential_refused'
+  /** An account holds too many credentials or open credential requests. */
+  | 'credential_quota_exceeded'
+  /** An account or session has too many calls running to record another (execution records). */
+  | 'execution_quota_exceeded'
   /** Something the configuration needs is missing here: `bwrap`, the `e2b` package, a template id… */
   | 'setup'
   /** Every sandbox session allowed is running a command (`maxSessions`); try again later. */

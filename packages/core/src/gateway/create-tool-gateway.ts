@@ -4,22 +4,35 @@ import {
   type InvocationContext,
 } from '../context/invocation-context.js';
 import { checkOptions } from '../errors/check-options.js';
+import { KsadkError } from '../errors/ksadk-error.js';
 import { isVettedMedia, TOOL_MEDIA_FIELD } from '../tool/tool-media.js';
 import { redactDeep } from '../util/redact.js';
 import { isThenable } from '../util/thenable.js';
+import { principalOf } from './approval/approval-owner.js';
 import type { ApprovalMode } from './approval/mode.js';
 import { policyRequiresApproval } from './approval/policy.js';
+import { createExecutionRecorder } from './execution-recorder.js';
 import { type GatedCallContext, runGatedCall } from './gated-call.js';
 import { createGatewayApprovals } from './gateway-approvals.js';
+import { lazyCredentialBroker, registerStoredTokenLookup } from './gateway-credentials.js';
+import { listExecutions } from './gateway-executions.js';
 import { createHookCalls } from './gateway-hooks.js';
 import { resolveGatewaySettings } from './gateway-settings.js';
-import type { ToolCallOutcome, ToolGateway, ToolGatewayOptions } from './gateway-types.js';
+import type {
+  ApprovalPrincipal,
+  ToolCallOutcome,
+  ToolGateway,
+  ToolGatewayOptions,
+} from './gateway-types.js';
 import { failedResult, type ToolResult } from './results.js';
 import { createToolTracer, type ToolCallTrace } from './tool-tracing.js';
 
 export type {
   ApprovalDecisionOptions,
   ApprovalPrincipal,
+  ExecutionListOptions,
+  GatewayCredentialOptions,
+  GatewayExecutionOptions,
   ToolCallOptions,
   ToolCallOutcome,
   ToolEndEvent,
@@ -44,6 +57,7 @@ function outcomeOf(result: ToolResult): ToolCallOutcome {
     case 'approval_required':
     case 'approval_rejected':
     case 'approval_already_used':
+    case 'approval_expired':
       return result['error_type'];
     case 'tool_timeout':
       return 'timeout';
@@ -52,6 +66,17 @@ function outcomeOf(result: ToolResult): ToolCallOutcome {
     default:
       return 'error';
   }
+}
+
+/** The person a credential belongs to: an account and user, never an admin. */
+function personOf(given: ApprovalPrincipal | undefined): { accountId: string; userId?: string } {
+  const principal = principalOf(given);
+  if ('admin' in principal)
+    throw new KsadkError(
+      'invalid_arguments',
+      "Credentials are a user's own: name the account and user, not { admin: true }.",
+    );
+  return principal;
 }
 
 /** The version recorded as the tracer's instrumentation version. */
@@ -96,14 +121,19 @@ export function createToolGateway(options: ToolGatewayOptions = {}): ToolGateway
   const settings = resolveGatewaySettings(options);
   const { defaultMode, budget, hooks } = settings;
   const { reportHookError, callHook } = createHookCalls(hooks);
-  const approvals = createGatewayApprovals(options, settings, { reportHookError, callHook });
+  const { gate: approvals, host } = createGatewayApprovals(options, settings, {
+    reportHookError,
+    callHook,
+  });
   checkOptions(
     options.tracing === false ? undefined : options.tracing,
     { tracerProvider: true, recordArguments: true, recordResults: true },
     'createToolGateway({ tracing })',
   );
   const tracer = createToolTracer(options.tracing, INSTRUMENTATION_VERSION);
+  const credentials = lazyCredentialBroker(options, settings.env, approvals);
   const modeFor = (context: InvocationContext): ApprovalMode => context.approvalMode ?? defaultMode;
+  const executions = createExecutionRecorder(settings.executions, budget, reportHookError);
 
   const gateway: ToolGateway = {
     approvalMode: defaultMode,
@@ -157,10 +187,19 @@ export function createToolGateway(options: ToolGatewayOptions = {}): ToolGateway
       return result;
     },
 
-    approve: (approvalId, decision) => approvals.approve(approvalId, decision),
-    reject: (approvalId, decision) => approvals.reject(approvalId, decision),
-    getApprovalRequest: (approvalId, lookup = {}) =>
-      approvals.getRequest(approvalId, lookup.principal),
+    approve: (approvalId, decision) => host.approve(approvalId, decision),
+    reject: (approvalId, decision) => host.reject(approvalId, decision),
+    getApprovalRequest: (approvalId, lookup = {}) => host.getRequest(approvalId, lookup.principal),
+    listApprovalRequests: (query = {}) => host.listRequests(query),
+    listStandingGrants: (query = {}) => host.listStandingGrants(query),
+    revokeStandingGrant: (id, revocation) => host.revokeStandingGrant(id, revocation),
+    auditLog: (query = {}) => host.auditLog(query),
+    provideCredential: async (requestId, answer, provided = {}) =>
+      credentials().provide(requestId, answer, personOf(provided.principal)),
+    listCredentials: async (query = {}) => credentials().list(personOf(query.principal)),
+    revokeCredential: async (credentialId, revocation = {}) =>
+      credentials().revoke(credentialId, personOf(revocation.principal)),
+    executions: async (query = {}) => listExecutions(settings.executions.store, query),
 
     requiresApproval(tool) {
       return policyRequiresApproval(tool.policy, modeFor(getInvocationContextOrEmpty()));
@@ -172,7 +211,11 @@ export function createToolGateway(options: ToolGatewayOptions = {}): ToolGateway
     limits: settings.limits,
     budget,
     defaultTimeoutMs: settings.defaultTimeoutMs,
+    policyTimeoutMs: settings.policyTimeoutMs,
     modeFor,
+    executions,
+    credentials,
   };
+  registerStoredTokenLookup(gateway, credentials);
   return gateway;
 }

@@ -5,13 +5,16 @@ import {
   getInvocationContextOrEmpty,
   type InvocationContext,
 } from '../context/invocation-context.js';
+import type { CredentialBroker } from '../credentials/credential-broker.js';
 import { isInputRequired } from '../tool/human-input.js';
+import { outcomeMayBeUnknown } from '../tool/policy.js';
 import type { Tool } from '../tool/tool.js';
 import { redactDeep } from '../util/redact.js';
 import { isThenable } from '../util/thenable.js';
-import type { ApprovalGate, GatedCall, GrantedCall } from './approval/gate.js';
+import { type CallDecision, decideCall } from './approval/call-policy.js';
+import type { ApprovalGate, GateAnswer, GatedCall, GrantedCall } from './approval/gate.js';
 import type { ApprovalMode } from './approval/mode.js';
-import { policyRequiresApproval } from './approval/policy.js';
+import type { CallToRecord, ExecutionRecorder } from './execution-recorder.js';
 import type { ToolCallOptions, ToolGateway } from './gateway-types.js';
 import { type ArgumentLimits, parseModelArguments } from './model-arguments.js';
 import {
@@ -20,7 +23,7 @@ import {
   splitResultMedia,
   toPlainJson,
 } from './plain-result.js';
-import { failedResult, gatewayFailure, type ToolResult } from './results.js';
+import { accountedTimeout, failedResult, gatewayFailure, type ToolResult } from './results.js';
 import { type RawOutcome, runWithTimeout } from './run-with-timeout.js';
 import type { ToolCallTrace } from './tool-tracing.js';
 import { validateToolInput } from './validate-input.js';
@@ -32,7 +35,12 @@ export interface GatedCallContext {
   readonly limits: ArgumentLimits;
   readonly budget: ResultBudget;
   readonly defaultTimeoutMs: number;
+  readonly policyTimeoutMs: number;
   modeFor(context: InvocationContext): ApprovalMode;
+  /** Writes each call's execution record, and answers replays from it. */
+  readonly executions: ExecutionRecorder;
+  /** The credential broker, made on first use. */
+  credentials(): CredentialBroker;
 }
 
 /** One call of a gated run. */
@@ -97,15 +105,32 @@ function approvalOf(
   call: CallOf,
   args: Record<string, unknown>,
   at: GatedCallContext,
-): ApprovalStep | Promise<ApprovalStep> {
-  if (!policyRequiresApproval(call.tool.policy, at.modeFor(call.context)))
-    return NO_APPROVAL_NEEDED;
-  return checkApproval(call, args, at);
+): ApprovalStep | PromiseLike<ApprovalStep> {
+  const decided = decideCall(
+    {
+      tool: call.tool,
+      args,
+      callId: call.callId,
+      invocation: call.context,
+      mode: at.modeFor(call.context),
+    },
+    at.policyTimeoutMs,
+  );
+  return andThen(decided, (decision): ApprovalStep | Promise<ApprovalStep> => {
+    if ('refused' in decision) return { answer: decision.refused };
+    // A grant presented is honoured (an edit runs) even when this call would not need one.
+    if (!decision.needed && call.options.approval === undefined) return NO_APPROVAL_NEEDED;
+    return checkApproval(call, args, decision, at);
+  });
 }
+
+const isGranted = (value: GrantedCall | GateAnswer): value is GrantedCall =>
+  (value as GrantedCall).granted === true;
 
 async function checkApproval(
   call: CallOf,
   args: Record<string, unknown>,
+  decision: CallDecision,
   at: GatedCallContext,
 ): Promise<ApprovalStep> {
   const { tool, options, trace, context } = call;
@@ -117,20 +142,25 @@ async function checkApproval(
     callIdGiven: options.callId !== undefined,
     continuation: options.continuation ?? 'run',
     approval: options.approval,
+    decision,
   };
-  const decision = await at.approvals.check(gated);
-  if (!('granted' in decision)) {
+  const checked = await at.approvals.check(gated);
+  if (!isGranted(checked)) {
+    const type = (checked as ToolResult)['error_type'];
     trace?.approval(
-      decision.error_type === 'approval_required'
+      type === 'approval_required'
         ? 'required'
-        : decision.error_type === 'approval_rejected'
+        : type === 'approval_rejected'
           ? 'rejected'
-          : 'replayed',
+          : type === 'approval_already_used'
+            ? 'replayed'
+            : 'refused',
     );
-    return { answer: decision as unknown as ToolResult };
+    return { answer: checked as unknown as ToolResult };
   }
+  if (checked.how === 'policy') return NO_APPROVAL_NEEDED;
   trace?.approval('approved');
-  return { granted: { call: gated, grant: decision } };
+  return { granted: { call: gated, grant: checked } };
 }
 
 /**
@@ -173,13 +203,75 @@ export function runGatedCall(
     if ('refused' in checked) return checked.refused;
     trace?.arguments(checked.args);
     return andThen(approvalOf(call, checked.args, at), (approval) => {
-      if ('answer' in approval) return approval.answer;
-      return andThen(runTool(call, checked.args, at), (outcome) =>
-        resultOfRun(call, approval, outcome, at),
-      );
+      const recorded = toRecord(call, checked.args, approval, at);
+      if ('answer' in approval) return answerOrReplay(approval.answer, recorded, at);
+      return andThen(at.executions.begin(recorded), (begun) => {
+        if ('answer' in begun) return begun.answer;
+        trace?.execution(begun.record.id);
+        // A human who edited the call decided what runs: exactly the edited arguments.
+        const args = approval.granted?.grant.args ?? checked.args;
+        const mayHaveRun = outcomeMayBeUnknown(tool.policy);
+        return andThen(
+          settled(() =>
+            andThen(runTool(call, args, at), (outcome) => resultOfRun(call, approval, outcome, at)),
+          ),
+          (result) =>
+            at.executions.end(begun.record, recorded, accountedTimeout(result, mayHaveRun)),
+        );
+      });
     });
   });
 }
+
+/** What `run` returns, or what it throws (or its promise rejects with) as a failed result. */
+function settled(
+  run: () => ToolResult | PromiseLike<ToolResult>,
+): ToolResult | PromiseLike<ToolResult> {
+  try {
+    const value = run();
+    return isThenable(value) ? value.then(undefined, failedResult) : value;
+  } catch (error) {
+    return failedResult(error);
+  }
+}
+
+/** The call as its execution record sees it. */
+function toRecord(
+  call: CallOf,
+  args: Record<string, unknown>,
+  approval: ApprovalStep,
+  at: GatedCallContext,
+): CallToRecord {
+  return {
+    tool: call.tool,
+    args,
+    callId: call.callId,
+    callIdGiven: call.options.callId !== undefined,
+    context: call.context,
+    grant: 'granted' in approval ? approval.granted?.grant : undefined,
+    timeoutMs: timeoutOf(call, at),
+    signal: call.options.signal,
+  };
+}
+
+/**
+ * The gate's answer — but a replayed approved call (its approval already used) gets the result its
+ * first run recorded, when there is one.
+ */
+function answerOrReplay(
+  answer: ToolResult,
+  recorded: CallToRecord,
+  at: GatedCallContext,
+): ToolResult | PromiseLike<ToolResult> {
+  if (answer['error_type'] !== 'approval_already_used' || !recorded.callIdGiven) return answer;
+  return at.executions.replayOfUsedApproval(recorded).then(
+    (replayed) => replayed ?? answer,
+    () => answer,
+  );
+}
+
+const timeoutOf = (call: CallOf, at: GatedCallContext): number =>
+  call.options.timeoutMs ?? call.tool.timeoutMs ?? at.defaultTimeoutMs;
 
 /** The tool itself, under its timeout and the caller's signal. */
 function runTool(
@@ -199,9 +291,22 @@ function runTool(
       approval: options.approval,
       onProgress: options.onProgress,
       askHuman: options.askHuman,
+      credential: tool.credentials?.length
+        ? (id, credentialOptions) =>
+            at.credentials().credentialFor(
+              {
+                toolName: tool.name,
+                specs: tool.credentials ?? [],
+                callId,
+                invocation: call.context,
+              },
+              id,
+              credentialOptions,
+            )
+        : undefined,
     },
     options.signal,
-    options.timeoutMs ?? tool.timeoutMs ?? at.defaultTimeoutMs,
+    timeoutOf(call, at),
   );
 }
 
@@ -210,7 +315,7 @@ function resultOfRun(
   approval: ApprovalStep,
   outcome: RawOutcome,
   at: GatedCallContext,
-): ToolResult | Promise<ToolResult> {
+): ToolResult | PromiseLike<ToolResult> {
   if ('failure' in outcome) return outcome.failure;
   // A granted call that stopped to ask the human keeps its approval for the resumed run.
   const granted = 'granted' in approval ? approval.granted : undefined;
@@ -219,5 +324,19 @@ function resultOfRun(
       .continueAfterInput(granted.call, granted.grant)
       .then(() => resultOf(outcome.value, call, at.budget));
   }
+  const edited = granted?.grant.editedArguments;
+  if (edited)
+    return andThen(resultOf(outcome.value, call, at.budget), (result) => withEdit(result, edited));
   return resultOf(outcome.value, call, at.budget);
+}
+
+/** The result of a call the human edited: it says so, and what ran. */
+function withEdit(result: ToolResult, edited: Record<string, unknown>): ToolResult {
+  return {
+    ...result,
+    arguments_edited: true,
+    edited_arguments: edited,
+    edit_note:
+      'The user edited the arguments of this call before approving it; it ran with edited_arguments, not the arguments you sent.',
+  } as ToolResult;
 }

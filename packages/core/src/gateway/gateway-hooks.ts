@@ -1,4 +1,5 @@
 import { modelSafeErrorMessage } from '../util/sanitize-message.js';
+import { isThenable } from '../util/thenable.js';
 import type { ToolGatewayHooks } from './gateway-types.js';
 
 /** The gateway's calls of its hooks: a hook that throws is reported, never passed on. */
@@ -13,8 +14,13 @@ export interface HookCalls {
 export function createHookCalls(hooks: ToolGatewayHooks): HookCalls {
   const reportHookError = (error: unknown, hook: string): void => {
     try {
-      if (hooks.onHookError) hooks.onHookError(error, hook);
-      else process.emitWarning(`KsADK gateway hook ${hook} threw: ${modelSafeErrorMessage(error)}`);
+      if (hooks.onHookError) {
+        const returned: unknown = hooks.onHookError(error, hook);
+        // An async reporter that rejects has nowhere left to report to either.
+        if (isThenable(returned))
+          (returned as PromiseLike<unknown>).then(undefined, () => undefined);
+      } else
+        process.emitWarning(`KsADK gateway hook ${hook} threw: ${modelSafeErrorMessage(error)}`);
     } catch {
       // An error reporter that throws has nowhere left to report to.
     }

@@ -1,7 +1,9 @@
 import type { PersistedOutput } from '../budget/result-budget.js';
+import { CredentialRequiredSignal } from '../credentials/credential-required.js';
 import { KsadkError } from '../errors/ksadk-error.js';
 import type { RiskLevel } from '../tool/policy.js';
 import { modelSafeErrorMessage } from '../util/sanitize-message.js';
+import type { ApprovalListStatus } from './approval/store-queries.js';
 import {
   type ErrorTypeTable,
   GATEWAY_ERROR_TYPES,
@@ -39,8 +41,36 @@ export interface ApprovalRequest {
   arguments: Record<string, unknown>;
   /** SHA-256 (hex) of the canonical JSON of `arguments`. */
   args_digest: string;
-  /** ISO 8601. */
+  /** ISO 8601: the deadline for a decision. */
   expires_at: string;
+  /** Why the call needs a decision, in words (the policy's answer). */
+  why?: string;
+  /** The tool's one-line summary of the call, when it gives one. */
+  summary?: string;
+}
+
+/**
+ * An approval request as the inbox lists it, for the host: the request, whose call it is, and
+ * where it stands.
+ */
+export interface ApprovalInboxItem extends ApprovalRequest {
+  status: ApprovalListStatus;
+  account_id: string;
+  /** `''` when the call carried no user. */
+  user_id: string;
+  session_id: string;
+  /** The framework's tool call id, when it gave one. */
+  tool_call_id?: string;
+  /** ISO 8601. */
+  created_at: string;
+  /** ISO 8601, once decided. */
+  decided_at?: string;
+  /** Who decided (`account:<id>`, `user:<id>`, `admin`, `expiry`). */
+  decided_by?: string;
+  /** The decision's reason, if given. */
+  reason?: string;
+  /** The arguments the human edited the call to, while the grant is unused. */
+  edited_arguments?: Record<string, unknown>;
 }
 
 /**
@@ -66,6 +96,17 @@ export interface ApprovalRequiredResult {
   error_type: 'approval_required';
   error_message: string;
   approval_request: ModelApprovalRequest;
+}
+
+/** Nobody decided before the request's deadline; it was rejected by its expiry rule. Nothing ran. */
+export interface ApprovalExpiredResult {
+  ok: false;
+  type: 'approval_expired';
+  approval_required: false;
+  error_type: 'approval_expired';
+  error_message: string;
+  tool_name: string;
+  risk_level: RiskLevel;
 }
 
 /** The host refused the call; nothing ran. */
@@ -141,6 +182,42 @@ export function failureFor<const Table extends ErrorTypeTable = Record<never, Re
 export const gatewayFailure = failureFor(GATEWAY_ERROR_TYPES);
 
 /** The result for a call that was cancelled. */
+/**
+ * A call of a tool with side effects that was cancelled after it started: it may or may not have
+ * taken effect, so it is not to be repeated blindly.
+ */
+export function outcomeUnknownResult(tool: { readonly name: string }): ToolErrorResult {
+  return gatewayFailure(
+    'outcome_unknown',
+    `${tool.name} was cancelled after it started. ${UNKNOWN_NOTE}`,
+    { outcome: 'unknown' },
+  );
+}
+
+/** What the model is told of a call that may or may not have taken effect. */
+const UNKNOWN_NOTE =
+  'It may or may not have taken effect: do not repeat it without checking what it did.';
+
+/**
+ * A timeout of a tool with side effects (whoever timed out: the gateway, a command, a server), or
+ * a failure the tool itself marks `outcome: 'unknown'` (an MCP server that stopped mid-call), as
+ * `outcome_unknown`: the call may have done its work before it was stopped. Other results as is.
+ */
+export function accountedTimeout(result: ToolResult, mayHaveRun: boolean): ToolResult {
+  const { error_type: type, outcome } = result as { error_type?: unknown; outcome?: unknown };
+  if (!mayHaveRun || result.ok !== false || (type !== 'tool_timeout' && outcome !== 'unknown'))
+    return result;
+  if (type === 'outcome_unknown') return result;
+  const { retryable: _, ...rest } = result as ToolResult & { retryable?: unknown };
+  return {
+    ...rest,
+    error_type: 'outcome_unknown',
+    error_message:
+      `${String((result as { error_message?: unknown }).error_message ?? '')} ${UNKNOWN_NOTE}`.trim(),
+    outcome: 'unknown',
+  } as ToolResult;
+}
+
 export function abortedResult(tool: { readonly name: string }): ToolErrorResult {
   return gatewayFailure('tool_aborted', `The call to ${tool.name} was cancelled.`);
 }
@@ -156,6 +233,8 @@ export function abortedResult(tool: { readonly name: string }): ToolErrorResult 
  * ```
  */
 export function failedResult(error: unknown): ToolErrorResult {
+  // A tool stopped by `context.credential(id)`: the pause it carries is the call's answer.
+  if (CredentialRequiredSignal.isInstance(error)) return error.result as unknown as ToolErrorResult;
   return gatewayFailure(
     KsadkError.isInstance(error) ? error.code : 'tool_error',
     modelSafeErrorMessage(error),

@@ -1,7 +1,15 @@
+import { KsadkError } from '../errors/ksadk-error.js';
 import { type AskHuman, isInputRequired } from '../tool/human-input.js';
+import { outcomeMayBeUnknown } from '../tool/policy.js';
 import type { Tool, ToolExecutionContext } from '../tool/tool.js';
 import { isThenable } from '../util/thenable.js';
-import { abortedResult, failedResult, gatewayFailure, type ToolErrorResult } from './results.js';
+import {
+  abortedResult,
+  failedResult,
+  gatewayFailure,
+  outcomeUnknownResult,
+  type ToolErrorResult,
+} from './results.js';
 
 const TIMEOUT = Symbol('timeout');
 const ABORTED = Symbol('aborted');
@@ -10,12 +18,26 @@ const ABORTED = Symbol('aborted');
 export type RawOutcome = { readonly value: unknown } | { readonly failure: ToolErrorResult };
 
 /** The execution context without the signal, which {@link runWithTimeout} supplies. */
-export type ExecutionBase = Omit<ToolExecutionContext, 'signal' | 'reportProgress' | 'askHuman'> & {
+export type ExecutionBase = Omit<
+  ToolExecutionContext,
+  'signal' | 'reportProgress' | 'askHuman' | 'credential'
+> & {
   /** Where progress reports go (the caller's `onProgress`). */
   readonly onProgress?: ((event: ToolProgressEvent) => void) | undefined;
   /** The adapter's way to ask the human (none: every question is declined). */
   readonly askHuman?: AskHuman | undefined;
+  /** The call's credentials, when its tool declares any. */
+  readonly credential?: ToolExecutionContext['credential'] | undefined;
 };
+
+/** `credential` of a tool that declares none (one shared function: no closure per call). */
+const noCredentials: ToolExecutionContext['credential'] = (id) =>
+  Promise.reject(
+    new KsadkError(
+      'invalid_tool',
+      `This tool asked for credential "${String(id).slice(0, 64)}" but declares no credentials.`,
+    ),
+  );
 
 /** A call's progress as the host receives it. */
 export interface ToolProgressEvent {
@@ -68,6 +90,7 @@ class CallExecutionContext implements ToolExecutionContext {
   readonly approval: ToolExecutionContext['approval'];
   readonly askHuman: ToolExecutionContext['askHuman'];
   readonly reportProgress: ToolExecutionContext['reportProgress'];
+  readonly credential: ToolExecutionContext['credential'];
   readonly [CALL_STOP]: CallStop;
 
   constructor(base: ExecutionBase, state: CallStop, startedAt: number, timeoutMs: number) {
@@ -76,6 +99,7 @@ class CallExecutionContext implements ToolExecutionContext {
     this.invocation = base.invocation;
     this.gateway = base.gateway;
     this.approval = base.approval;
+    this.credential = base.credential ?? noCredentials;
     this[CALL_STOP] = state;
     const { onProgress, askHuman } = base;
     this.askHuman = async (request) => {
@@ -138,6 +162,10 @@ export function runWithTimeout(
   return raceDeadline(tool, pending, state, outer, startedAt, timeoutMs);
 }
 
+/** A call cancelled while it ran: unknown when the tool may have changed something. */
+const stoppedResult = (tool: Tool): ToolErrorResult =>
+  outcomeMayBeUnknown(tool.policy) ? outcomeUnknownResult(tool) : abortedResult(tool);
+
 /** An asynchronous tool's outcome, raced against its deadline and the caller's abort. */
 async function raceDeadline(
   tool: Tool,
@@ -183,10 +211,10 @@ async function raceDeadline(
         ),
       };
     }
-    if (value === ABORTED) return { failure: abortedResult(tool) };
+    if (value === ABORTED) return { failure: stoppedResult(tool) };
     return { value };
   } catch (error) {
-    return { failure: state.reason !== undefined ? abortedResult(tool) : failedResult(error) };
+    return { failure: state.reason !== undefined ? stoppedResult(tool) : failedResult(error) };
   } finally {
     state.restartTimer = undefined;
     if (timer) clearTimeout(timer);

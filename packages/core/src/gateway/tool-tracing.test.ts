@@ -73,6 +73,12 @@ describe('OpenTelemetry spans of gateway calls', () => {
     expect(asked?.status.code).toBe(0); // a pause is not an error
     expect(ran?.attributes).toMatchObject({ 'ksadk.approval': 'approved', 'ksadk.outcome': 'ok' });
     expect(ran?.attributes['error.type']).toBeUndefined();
+    // The span of the call that ran names its execution record; the paused one has none.
+    const [record] = (
+      await runWithInvocationContext({ invocationId: 'inv-7' }, () => gateway.executions())
+    ).items;
+    expect(ran?.attributes['ksadk.execution.id']).toBe(record?.id);
+    expect(asked?.attributes['ksadk.execution.id']).toBeUndefined();
     const inside = spansNamed('inside')[0];
     expect(inside?.parentSpanContext?.spanId).toBe(ran?.spanContext().spanId);
     expect(JSON.stringify(exporter.getFinishedSpans().map((s) => s.attributes))).not.toContain(

@@ -10,7 +10,13 @@ import type { ToolResult } from './results.js';
  * How a call met the approval gate, as recorded on its span (`ksadk.approval`): `replayed` is a
  * replay of a call whose approval was already used (it did not run again).
  */
-export type TracedApproval = 'not_needed' | 'required' | 'approved' | 'rejected' | 'replayed';
+export type TracedApproval =
+  | 'not_needed'
+  | 'required'
+  | 'approved'
+  | 'rejected'
+  | 'replayed'
+  | 'refused';
 
 /**
  * Tracing options of the gateway. Spans follow the OpenTelemetry GenAI semantic conventions
@@ -44,6 +50,8 @@ export interface ToolCallTrace {
   approval(value: TracedApproval): void;
   /** Notes the validated arguments (recorded only when the host opted in). */
   arguments(value: unknown): void;
+  /** Notes the id of the call's execution record (`ksadk.execution.id`). */
+  execution(id: string): void;
   /** Ends the span with the call's outcome. */
   end(result: ToolResult, outcome: string): void;
 }
@@ -86,6 +94,7 @@ class PlaceholderTrace implements ToolCallTrace {
   }
   approval(): void {}
   arguments(): void {}
+  execution(): void {}
   end(): void {
     this.#span.end();
   }
@@ -141,6 +150,9 @@ export function createToolTracer(
         arguments(value) {
           if (recording && recordArguments)
             span.setAttribute('gen_ai.tool.call.arguments', recorded(value));
+        },
+        execution(id) {
+          if (recording) span.setAttribute('ksadk.execution.id', id);
         },
         end(result, outcome) {
           if (recording) {

@@ -4,6 +4,7 @@ import type { ErrorTypeTable } from '../gateway/tool-error-types.js';
 export const MCP_ERROR_TYPES = {
   mcp_unavailable: 'retry',
   mcp_session_expired: 'retry',
+  mcp_unauthorized: 'no',
   mcp_tool_error: 'fix',
   mcp_error: 'no',
 } as const satisfies ErrorTypeTable;

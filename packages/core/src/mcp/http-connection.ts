@@ -100,7 +100,8 @@ async function legacyStatus(error: unknown): Promise<number | undefined> {
     '@modelcontextprotocol/sdk/client/streamableHttp.js'
   );
   const code = error instanceof StreamableHTTPError ? error.code : undefined;
-  return typeof code === 'number' && code >= 400 && code < 500 ? code : undefined;
+  // A 401 is a refused credential, never a sign of a legacy server.
+  return typeof code === 'number' && code >= 400 && code < 500 && code !== 401 ? code : undefined;
 }
 
 /** {@link McpConnection.open}: the known transport, else Streamable HTTP, else (after a 4xx) SSE. */

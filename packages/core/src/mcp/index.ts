@@ -19,6 +19,7 @@ export {
   parseMcpServerConfigs,
 } from './mcp-config.js';
 export type { McpProcessExit, McpToolsetDiagnostics } from './mcp-connection.js';
+export type { McpOAuthOptions } from './mcp-oauth-config.js';
 export type {
   McpLogEvent,
   McpSamplingRequest,

@@ -1,5 +1,6 @@
 import { checkOptions } from '../errors/check-options.js';
 import { KsadkError } from '../errors/ksadk-error.js';
+import type { ToolGateway } from '../gateway/gateway-types.js';
 import { createToolNameRegistry } from '../schema/tool-names.js';
 import type { Tool } from '../tool/tool.js';
 import { modelSafeErrorMessage } from '../util/sanitize-message.js';
@@ -11,6 +12,7 @@ import {
   mcpToolsEnabled,
   parseMcpServerConfigs,
 } from './mcp-config.js';
+import { defaultMcpCredentialId } from './mcp-oauth-config.js';
 import {
   type McpServerRequestOptions,
   SERVER_REQUEST_OPTIONS,
@@ -30,6 +32,8 @@ export interface LoadMcpToolsetsOptions extends McpServerRequestOptions {
    * `KSADK_MCP_STDIO_SANDBOX`. @default 'none'
    */
   stdioSandbox?: McpStdioSandboxOption;
+  /** The gateway whose credential store holds the users' tokens for servers with `oauth`. */
+  gateway?: ToolGateway;
 }
 
 /** Everything that came out of loading MCP servers. */
@@ -72,13 +76,14 @@ export async function loadMcpToolsets(
 ): Promise<McpLoadResult> {
   checkOptions(
     options,
-    { ...SERVER_REQUEST_OPTIONS, strict: true, fetch: true, stdioSandbox: true },
+    { ...SERVER_REQUEST_OPTIONS, strict: true, fetch: true, stdioSandbox: true, gateway: true },
     'loadMcpToolsets()',
   );
   const parsed = parseMcpServerConfigs(configs, 'mcp servers');
   const problems = parsed.problems.map((problem) => problem.message);
   const names = createToolNameRegistry();
   const seen = new Set<string>();
+  const credentialIds = new Set<string>();
   const candidates: McpToolset[] = [];
   for (const config of parsed.configs) {
     const key = mcpDedupeKey(config);
@@ -89,11 +94,23 @@ export async function loadMcpToolsets(
       continue;
     }
     seen.add(key);
+    // Tokens are stored by credential id: two servers under one id would get each other's.
+    if (config.type !== 'stdio' && config.oauth) {
+      const id = config.oauth.credentialId ?? defaultMcpCredentialId(config.name);
+      if (credentialIds.has(id)) {
+        problems.push(
+          `MCP server ${config.name}: OAuth credential id ${id} is already another server's; give it its own oauth.credentialId. Skipped`,
+        );
+        continue;
+      }
+      credentialIds.add(id);
+    }
     candidates.push(
       createMcpToolset(config, {
         names,
         ...(options.fetch ? { fetch: options.fetch } : {}),
         ...(options.stdioSandbox ? { stdioSandbox: options.stdioSandbox } : {}),
+        ...(options.gateway ? { gateway: options.gateway } : {}),
         ...serverRequestOptions(options),
       }),
     );

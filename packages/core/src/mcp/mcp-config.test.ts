@@ -106,12 +106,6 @@ describe('stdio and mcpServers configuration', () => {
           field: 'globalShortcut',
           message: 'KSADK_MCP_SERVERS.globalShortcut: unknown field, ignored',
         },
-        {
-          index: 1,
-          name: 'github',
-          field: 'autoApprove',
-          message: 'KSADK_MCP_SERVERS.mcpServers.github.autoApprove: unknown field, ignored',
-        },
       ]);
     }
   });

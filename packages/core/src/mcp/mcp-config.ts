@@ -3,6 +3,7 @@ import { KsadkError } from '../errors/ksadk-error.js';
 import { RISK_LEVELS, type RiskLevel } from '../tool/policy.js';
 import { isPlainObject } from '../util/plain-object.js';
 import { MCP_ENV } from './mcp-env.js';
+import { checkMcpOAuth, type McpOAuthOptions } from './mcp-oauth-config.js';
 import {
   checkStdioSandbox,
   type McpStdioSandboxConfig,
@@ -23,8 +24,32 @@ export interface McpServerCommonOptions {
   readonly riskLevel?: RiskLevel;
   /** `true`: always ask, even in `full` mode. */
   readonly requiresApproval?: boolean;
+  /**
+   * Policies of single tools, by the server's own tool name; they win over `riskLevel`,
+   * `requiresApproval`, `autoApprove` and `trustAnnotations`.
+   */
+  readonly toolPolicies?: Readonly<Record<string, McpToolPolicy>>;
+  /**
+   * Tools (by the server's own names) that never ask for approval: the user's explicit choice,
+   * as in Cline and Roo Code configurations.
+   */
+  readonly autoApprove?: readonly string[];
+  /**
+   * Trust the server's tool annotations: a tool marked `readOnlyHint: true` (and not
+   * `destructiveHint: true`) becomes `low` risk, which asks no approval in the default mode. Off
+   * by default: annotations are the server's claims, and a hostile or buggy server can lie.
+   * @default false
+   */
+  readonly trustAnnotations?: boolean;
   /** `true`: the entry is skipped (as in Cline and Roo Code configurations). */
   readonly disabled?: boolean;
+}
+
+/** The policy of one tool of a server. */
+export interface McpToolPolicy {
+  readonly riskLevel?: RiskLevel;
+  /** `true`: always ask; `false`: never ask. */
+  readonly requiresApproval?: boolean;
 }
 
 /**
@@ -40,6 +65,11 @@ export interface McpHttpServerOptions extends McpServerCommonOptions {
   readonly apiKey?: string;
   /** Extra request headers (their values are treated as secrets). */
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * The server requires OAuth: each account's user signs in (the MCP authorization flow), and
+   * calls and listings use that user's token. Not with `apiKey` or an `Authorization` header.
+   */
+  readonly oauth?: McpOAuthOptions;
   readonly command?: never;
 }
 
@@ -129,6 +159,9 @@ const WIRE_NAMES: Readonly<Record<string, string>> = {
   timeout_ms: 'timeoutMs',
   risk_level: 'riskLevel',
   requires_approval: 'requiresApproval',
+  tool_policies: 'toolPolicies',
+  auto_approve: 'autoApprove',
+  trust_annotations: 'trustAnnotations',
 };
 
 /** A configuration entry that was refused, and why (never containing a secret). */
@@ -157,8 +190,11 @@ const COMMON_FIELDS = [
   'timeoutMs',
   'riskLevel',
   'requiresApproval',
+  'toolPolicies',
+  'autoApprove',
+  'trustAnnotations',
 ];
-const HTTP_FIELDS = ['url', 'apiKey', 'headers'];
+const HTTP_FIELDS = ['url', 'apiKey', 'headers', 'oauth'];
 const STDIO_FIELDS = ['command', 'args', 'env', 'cwd', 'sandbox'];
 const FIELDS = new Set([
   ...COMMON_FIELDS,
@@ -251,7 +287,14 @@ function checkCommon(
 ):
   | Pick<
       McpHttpServerConfig,
-      'toolFilter' | 'timeoutMs' | 'riskLevel' | 'toolNamePrefix' | 'requiresApproval'
+      | 'toolFilter'
+      | 'timeoutMs'
+      | 'riskLevel'
+      | 'toolNamePrefix'
+      | 'requiresApproval'
+      | 'toolPolicies'
+      | 'autoApprove'
+      | 'trustAnnotations'
     >
   | McpConfigProblem {
   const prefix = entry['toolNamePrefix'];
@@ -278,6 +321,8 @@ function checkCommon(
     return problem('requiresApproval', 'must be a boolean');
   if (given(entry['disabled']) && typeof entry['disabled'] !== 'boolean')
     return problem('disabled', 'must be a boolean');
+  const approvals = checkToolApprovals(entry, problem);
+  if ('message' in approvals) return approvals;
   const trimmedPrefix = typeof prefix === 'string' ? prefix.trim() : '';
   return {
     toolFilter: ((filter as string[] | undefined) ?? []).map((value) => value.trim()),
@@ -285,13 +330,72 @@ function checkCommon(
     timeoutMs: (timeout as number | undefined) ?? 60_000,
     riskLevel: (risk as RiskLevel | undefined) ?? 'medium',
     ...(typeof requires === 'boolean' ? { requiresApproval: requires } : {}),
+    ...approvals,
   };
+}
+
+const MAX_TOOL_POLICIES = 1000;
+
+/** `toolPolicies`, `autoApprove` and `trustAnnotations`, checked. */
+function checkToolApprovals(
+  entry: Record<string, unknown>,
+  problem: Problem,
+):
+  | Pick<McpServerCommonOptions, 'toolPolicies' | 'autoApprove' | 'trustAnnotations'>
+  | McpConfigProblem {
+  const policies = entry['toolPolicies'];
+  const out: {
+    toolPolicies?: Record<string, McpToolPolicy>;
+    autoApprove?: string[];
+    trustAnnotations?: boolean;
+  } = {};
+  if (given(policies)) {
+    if (!isPlainObject(policies) || Object.keys(policies).length > MAX_TOOL_POLICIES)
+      return problem('toolPolicies', `must be an object of at most ${MAX_TOOL_POLICIES} tools`);
+    const checked: Record<string, McpToolPolicy> = Object.create(null);
+    for (const [tool, policy] of Object.entries(policies)) {
+      if (
+        !isPlainObject(policy) ||
+        Object.keys(policy).some((key) => key !== 'riskLevel' && key !== 'requiresApproval') ||
+        (given(policy['riskLevel']) &&
+          !(RISK_LEVELS as readonly unknown[]).includes(policy['riskLevel'])) ||
+        (given(policy['requiresApproval']) && typeof policy['requiresApproval'] !== 'boolean')
+      )
+        return problem(
+          'toolPolicies',
+          `${JSON.stringify(tool.slice(0, 80))} must be { riskLevel?, requiresApproval? }`,
+        );
+      checked[tool] = {
+        ...(given(policy['riskLevel']) ? { riskLevel: policy['riskLevel'] as RiskLevel } : {}),
+        ...(given(policy['requiresApproval'])
+          ? { requiresApproval: policy['requiresApproval'] as boolean }
+          : {}),
+      };
+    }
+    out.toolPolicies = { ...checked };
+  }
+  const auto = entry['autoApprove'];
+  if (given(auto)) {
+    if (
+      !Array.isArray(auto) ||
+      auto.length > MAX_TOOL_POLICIES ||
+      auto.some((name) => typeof name !== 'string' || name.trim() === '')
+    )
+      return problem('autoApprove', 'must be a list of tool names');
+    out.autoApprove = auto.map((name: string) => name.trim());
+  }
+  const trust = entry['trustAnnotations'];
+  if (given(trust)) {
+    if (typeof trust !== 'boolean') return problem('trustAnnotations', 'must be a boolean');
+    out.trustAnnotations = trust;
+  }
+  return out;
 }
 
 function checkHttp(
   entry: Record<string, unknown>,
   problem: Problem,
-): Pick<McpHttpServerConfig, 'url' | 'apiKey' | 'headers'> | McpConfigProblem {
+): Pick<McpHttpServerConfig, 'url' | 'apiKey' | 'headers' | 'oauth'> | McpConfigProblem {
   for (const field of STDIO_FIELDS) {
     if (given(entry[field]))
       return problem(field, 'only a stdio server (one with command) takes this field');
@@ -322,10 +426,22 @@ function checkHttp(
     return problem('headers', 'must be an object of string values');
   }
   const key = typeof apiKey === 'string' ? apiKey.trim() : '';
+  let oauth: McpOAuthOptions | undefined;
+  if (given(entry['oauth'])) {
+    const checked = checkMcpOAuth(entry['oauth']);
+    if (typeof checked === 'string') return problem('oauth', checked);
+    const authorization = Object.keys(headers ?? {}).some(
+      (h) => h.toLowerCase() === 'authorization',
+    );
+    if (key || authorization)
+      return problem('oauth', 'give oauth or apiKey / an Authorization header, not both');
+    oauth = checked;
+  }
   return {
     url: url.toString(),
     ...(key ? { apiKey: key } : {}),
     ...(headers ? { headers: { ...(headers as Record<string, string>) } } : {}),
+    ...(oauth ? { oauth } : {}),
   };
 }
 

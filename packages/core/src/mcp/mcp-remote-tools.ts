@@ -1,7 +1,9 @@
+import type { CredentialSpec } from '../credentials/credential-spec.js';
 import type { ToolResult } from '../gateway/results.js';
 import { probeToolSchema } from '../schema/probe-tool-schema.js';
 import type { ToolNameRegistry } from '../schema/tool-names.js';
 import { defineJsonSchemaTool } from '../tool/define-tool.js';
+import type { RiskLevel } from '../tool/policy.js';
 import type { Tool, ToolExecutionContext } from '../tool/tool.js';
 import { modelSafeErrorMessage } from '../util/sanitize-message.js';
 import type { McpServerConfig } from './mcp-config.js';
@@ -26,6 +28,8 @@ export interface RemoteToolsContext {
   readonly given: Map<string, string>;
   /** Where tools that cannot be offered are reported. */
   readonly problems: McpToolProblem[];
+  /** The credential every tool declares: the user's token for a server with `oauth`. */
+  credentials?: readonly CredentialSpec[];
   /** Runs one `tools/call` of the server's tool `originalName`. */
   call(
     originalName: string,
@@ -65,6 +69,35 @@ function descriptionOf(remote: RemoteTool, at: RemoteToolsContext): string {
   return `[MCP server ${config.name}] ${description.slice(0, MAX_DESCRIPTION)}…`;
 }
 
+/**
+ * One tool's approval policy, most specific first: its entry in `toolPolicies`, then
+ * `autoApprove` (never asks), then — only with `trustAnnotations` — a read-only annotation
+ * (low risk), then the server's `riskLevel` and `requiresApproval`.
+ */
+export function policyOf(
+  remote: RemoteTool,
+  config: McpServerConfig,
+): { riskLevel: RiskLevel; requiresApproval?: boolean; idempotent?: boolean } {
+  const own = config.toolPolicies?.[remote.name];
+  const readOnly =
+    config.trustAnnotations === true &&
+    remote.annotations?.readOnlyHint === true &&
+    remote.annotations.destructiveHint !== true;
+  const riskLevel = own?.riskLevel ?? (readOnly ? 'low' : config.riskLevel);
+  const requiresApproval =
+    own?.requiresApproval ??
+    (config.autoApprove?.includes(remote.name) ? false : config.requiresApproval);
+  // A server's word that a repeat does no more than the first call (a read, or idempotentHint):
+  // trusted like its other hints.
+  const idempotent =
+    readOnly || (config.trustAnnotations === true && remote.annotations?.idempotentHint === true);
+  return {
+    riskLevel,
+    ...(requiresApproval !== undefined ? { requiresApproval } : {}),
+    ...(idempotent ? { idempotent } : {}),
+  };
+}
+
 /** One listed tool as a KsADK tool at the configured risk, so the gateway gates it. */
 function remoteTool(remote: RemoteTool, name: string, at: RemoteToolsContext): Tool {
   const { config } = at;
@@ -82,13 +115,8 @@ function remoteTool(remote: RemoteTool, name: string, at: RemoteToolsContext): T
       fields: ['text', 'structured_content'],
       persistFields: [MCP_CONTENT_OVERFLOW_FIELD],
     },
-    policy: {
-      riskLevel: config.riskLevel,
-      sideEffects: ['mcp_tool_call'],
-      ...(config.requiresApproval !== undefined
-        ? { requiresApproval: config.requiresApproval }
-        : {}),
-    },
+    policy: { ...policyOf(remote, config), sideEffects: ['mcp_tool_call'] },
+    ...(at.credentials ? { credentials: at.credentials } : {}),
     execute: (args, context) => at.call(remote.name, args, context),
   });
 }

@@ -20,8 +20,20 @@ export interface McpCallContext {
   readonly resetTimeoutOnProgress: boolean;
 }
 
-const unavailable = (server: string, why: string): ToolResult =>
-  mcpFailure('mcp_unavailable', `MCP server ${server} is unavailable: ${why}`, { retryable: true });
+const unavailable = (server: string, why: string, midCall = false): ToolResult =>
+  mcpFailure('mcp_unavailable', `MCP server ${server} is unavailable: ${why}`, {
+    retryable: true,
+    // It stopped with the call in flight: the gateway reports a call with side effects as
+    // outcome_unknown.
+    ...(midCall ? { outcome: 'unknown' as const } : {}),
+  });
+
+/** The server refused the credentials (HTTP 401): nothing ran. */
+export const unauthorized = (server: string): ToolResult =>
+  mcpFailure(
+    'mcp_unauthorized',
+    `MCP server ${server} refused the credentials (HTTP 401); the call was not run.`,
+  );
 
 /** Sends the call and answers the server's questions to the human until its result comes. */
 async function resultOf(
@@ -62,6 +74,20 @@ async function resultOf(
   }
 }
 
+/** Connection errors that mean a request never reached the server. */
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH']);
+
+/** Whether `error` (or one of its causes) says the request never reached the server. */
+function neverSent(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current !== null && typeof current === 'object'; depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && NOT_SENT.has(code)) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 /** The answer to a call that failed; a lost session is dropped so the next call reconnects. */
 async function failedCall(
   error: unknown,
@@ -71,6 +97,10 @@ async function failedCall(
 ): Promise<ToolResult> {
   const { config } = at;
   const failure = await mcpFailureOf(error);
+  if (failure === 'unauthorized') {
+    await at.pool.drop(active);
+    return unauthorized(config.name);
+  }
   if (failure === 'session_expired') {
     await at.pool.drop(active);
     return mcpFailure(
@@ -93,6 +123,7 @@ async function failedCall(
     return unavailable(
       config.name,
       `it stopped while the call was running (${modelSafeErrorMessage(ended)}). The call was not retried and may or may not have taken effect; the server is started again on the next call.`,
+      true,
     );
   }
   if (
@@ -101,7 +132,8 @@ async function failedCall(
     error instanceof TypeError
   ) {
     await at.pool.drop(active);
-    return unavailable(config.name, modelSafeErrorDetail(error));
+    // Unless the connection was refused (the request never left), the server may have got it.
+    return unavailable(config.name, modelSafeErrorDetail(error), !neverSent(error));
   }
   // The server's whole message and its cause (bounded, redacted): its second line is often
   // the reason (a connection refused upstream).
@@ -124,6 +156,7 @@ export async function callMcpTool(
   try {
     live = await active;
   } catch (error) {
+    if ((await mcpFailureOf(error)) === 'unauthorized') return unauthorized(at.config.name);
     return unavailable(at.config.name, modelSafeErrorMessage(error));
   }
   const inflight = at.requests.begin(context);

@@ -11,6 +11,8 @@ export interface RemoteTool {
   description?: string;
   inputSchema: JsonSchema;
   execution?: { taskSupport?: string };
+  /** The server's hints about the tool (claims, trusted only with `trustAnnotations`). */
+  annotations?: { readOnlyHint?: unknown; destructiveHint?: unknown; idempotentHint?: unknown };
 }
 
 /**

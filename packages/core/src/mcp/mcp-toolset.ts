@@ -1,9 +1,14 @@
 import { checkOptions } from '../errors/check-options.js';
+import { KsadkError } from '../errors/ksadk-error.js';
+import { storedTokenLookupOf } from '../gateway/gateway-credentials.js';
+import type { ToolGateway } from '../gateway/gateway-types.js';
 import { createToolNameRegistry, type ToolNameRegistry } from '../schema/tool-names.js';
 import type { Tool } from '../tool/tool.js';
 import { createHttpConnection } from './http-connection.js';
 import { type McpServerConfig, mcpDedupeKey } from './mcp-config.js';
 import type { McpConnection, McpToolsetDiagnostics } from './mcp-connection.js';
+import { mcpFailureOf } from './mcp-failure.js';
+import { createMcpOAuthAccess, signInTool } from './mcp-oauth-access.js';
 import { listPages } from './mcp-pages.js';
 import {
   type McpToolProblem,
@@ -34,6 +39,11 @@ export interface McpToolsetOptions extends McpServerRequestOptions {
   clientName?: string;
   /** Isolation of a stdio server whose entry does not name one. @default 'none' */
   stdioSandbox?: McpStdioSandboxOption;
+  /**
+   * The gateway whose credential store holds the users' tokens: needed by a server with `oauth`
+   * (its tools are listed as the current user). `loadAgentTools` passes its own.
+   */
+  gateway?: ToolGateway;
 }
 
 /** A resource a server offers (`resources/list`). */
@@ -123,7 +133,14 @@ export function createMcpToolset(
 ): McpToolset {
   checkOptions(
     options,
-    { ...SERVER_REQUEST_OPTIONS, names: true, fetch: true, clientName: true, stdioSandbox: true },
+    {
+      ...SERVER_REQUEST_OPTIONS,
+      names: true,
+      fetch: true,
+      clientName: true,
+      stdioSandbox: true,
+      gateway: true,
+    },
     'createMcpToolset()',
   );
   const requests = createServerRequests(config.name, options);
@@ -135,20 +152,39 @@ export function createMcpToolset(
     requests,
     resetTimeoutOnProgress: options.resetTimeoutOnProgress === true,
   };
+  const oauth = oauthAccessOf(config, options);
   const remote: RemoteToolsContext = {
     config,
     group: `mcp:${config.name}`,
     names: options.names ?? createToolNameRegistry(),
     given: new Map(),
     problems: [],
-    call: (originalName, args, context) => callMcpTool(originalName, args, context, calls),
+    call: (originalName, args, context) =>
+      oauth
+        ? oauth.access.asUser(context, (session) =>
+            callMcpTool(originalName, args, context, {
+              ...calls,
+              pool: session.pool,
+              requests: session.requests,
+            }),
+          )
+        : callMcpTool(originalName, args, context, calls),
   };
   const listAll = () => listRemoteTools(pool, connection, config.timeoutMs);
   const offered = async (listed: RemoteTool[]) =>
     usableTools(toRemoteTools(listed, remote), remote);
   let cached: Tool[] | undefined;
   let listing: Promise<RemoteTool[]> | undefined;
-  const client = async () => (await pool.current()).client;
+  const client = async () => {
+    if (!oauth) return (await pool.current()).client;
+    const current = await oauth.access.currentToken();
+    if (!current)
+      throw new KsadkError(
+        'credential_required',
+        `MCP server ${config.name} requires the user to sign in first (its sign-in tool, or a call of one of its tools).`,
+      );
+    return (await oauth.access.sessionOf(current.invocation, current.token).pool.current()).client;
+  };
   const timeout = { timeout: config.timeoutMs };
 
   return {
@@ -157,6 +193,10 @@ export function createMcpToolset(
     dedupeKey: mcpDedupeKey(config),
     problems: remote.problems,
     async prefetch() {
+      if (oauth) {
+        await oauth.access.spec();
+        return;
+      }
       listing ??= listAll();
       try {
         await listing;
@@ -166,6 +206,7 @@ export function createMcpToolset(
       }
     },
     async tools() {
+      if (oauth) return oauth.tools(remote, offered);
       if (!cached) {
         listing ??= listAll();
         try {
@@ -177,6 +218,7 @@ export function createMcpToolset(
       return cached;
     },
     async refresh() {
+      if (oauth) return oauth.tools(remote, offered);
       cached = await offered(await listAll());
       return cached;
     },
@@ -209,7 +251,52 @@ export function createMcpToolset(
         messages: result.messages as Record<string, unknown>[],
       };
     },
-    close: () => pool.close(),
+    close: async () => {
+      await Promise.all([pool.close(), oauth?.access.close()]);
+    },
+  };
+}
+
+/**
+ * For a server with `oauth`: per-user access, and its tools as the current user sees them —
+ * the server's own once they have signed in, else the one sign-in tool.
+ */
+function oauthAccessOf(config: McpServerConfig, options: McpToolsetOptions) {
+  if (config.type === 'stdio' || !config.oauth) return undefined;
+  const access = createMcpOAuthAccess(
+    { ...config, oauth: config.oauth },
+    { fetch: options.fetch, clientName: options.clientName },
+    () => createServerRequests(config.name, options),
+    storedTokenLookupOf(options.gateway),
+  );
+  let signIn: Tool | undefined;
+  const signInOf = async (remote: RemoteToolsContext): Promise<Tool> => {
+    const spec = await access.spec();
+    if (!signIn) {
+      const wanted = `${config.toolNamePrefix ?? config.name}_sign_in`;
+      const name = remote.names.register(`${remote.group}/ sign in`, wanted) ?? wanted;
+      signIn = signInTool({ ...config, oauth: config.oauth! }, name, spec, access);
+    }
+    return signIn;
+  };
+  return {
+    access,
+    async tools(
+      remote: RemoteToolsContext,
+      offered: (listed: RemoteTool[]) => Promise<Tool[]>,
+    ): Promise<Tool[]> {
+      const spec = await access.spec();
+      remote.credentials = [spec];
+      const current = await access.currentToken();
+      if (!current) return [await signInOf(remote)];
+      try {
+        return await offered(await access.list(current.invocation, current.token));
+      } catch (error) {
+        // A token the server no longer takes: the sign-in tool renews it or asks again.
+        if ((await mcpFailureOf(error)) === 'unauthorized') return [await signInOf(remote)];
+        throw error;
+      }
+    },
   };
 }
 

@@ -1,22 +1,10 @@
-import { KsadkError } from '../errors/ksadk-error.js';
-
-/** A lock untouched for this long belongs to a dead process and is taken over. */
-export const MEMORY_LOCK_STALE_MS = 10_000;
+import { withFileLock } from '../util/file-lock.js';
 
 /**
- * How long a writer waits for the lock before it gives up: about 20–40 s of randomised backoff
- * (10 ms growing to 200 ms), longer than {@link MEMORY_LOCK_STALE_MS} so the lock of a crashed
- * process is always taken over in time.
- */
-const RETRIES = { retries: 120, factor: 1.25, minTimeout: 10, maxTimeout: 200, randomize: true };
-
-/**
- * Runs `work` while holding the cross-process lock of one memory file: the directory
- * `<file>.lock` (`proper-lockfile`, loaded on first use so importing the package stays cheap).
- * The target is the scope's file path itself, which need not exist yet and is replaced by
- * compaction without changing the lock. `work` receives `held()`, false once the lock was lost
- * (taken over as stale after the process stalled for {@link MEMORY_LOCK_STALE_MS}); a writer
- * checks it before any step that must not run unlocked.
+ * Runs `work` while holding the cross-process lock of one memory file (`<file>.lock`, see
+ * {@link withFileLock}). The target is the scope's file path itself, which need not exist yet and
+ * is replaced by compaction without changing the lock. `work` receives `held()`, false once the
+ * lock was lost; a writer checks it before any step that must not run unlocked.
  *
  * @throws {KsadkError} `internal` when the lock stays busy for the whole retry window.
  *
@@ -27,38 +15,13 @@ const RETRIES = { retries: 120, factor: 1.25, minTimeout: 10, maxTimeout: 200, r
  * });
  * ```
  */
-export async function withMemoryFileLock<T>(
+export function withMemoryFileLock<T>(
   file: string,
   work: (held: () => boolean) => Promise<T>,
 ): Promise<T> {
-  const { lock } = await import('proper-lockfile');
-  let compromised = false;
-  let release: () => Promise<void>;
-  try {
-    release = await lock(file, {
-      lockfilePath: `${file}.lock`,
-      realpath: false,
-      stale: MEMORY_LOCK_STALE_MS,
-      update: MEMORY_LOCK_STALE_MS / 4,
-      retries: RETRIES,
-      // The default throws from a timer and would crash the process.
-      onCompromised: () => {
-        compromised = true;
-      },
-    });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOCKED') {
-      throw new KsadkError(
-        'internal',
-        'The memory store is busy (another process holds its lock); try again later.',
-        { cause: error },
-      );
-    }
-    throw error;
-  }
-  try {
-    return await work(() => !compromised);
-  } finally {
-    await release().catch(() => undefined);
-  }
+  return withFileLock(
+    file,
+    'The memory store is busy (another process holds its lock); try again later.',
+    work,
+  );
 }

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import {
   appendFile,
   mkdir,
@@ -11,8 +10,8 @@ import {
 } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runFixtureProcess } from '../../../../test-support/run-fixture.js';
 import type { MemoryRecord, MemoryScope } from './memory-backend.js';
 import { memoryFileOf } from './memory-file.js';
 import { parseMemoryRecord } from './memory-record.js';
@@ -24,34 +23,14 @@ beforeEach(async () => {
 });
 afterEach(() => rm(dir, { recursive: true, force: true }));
 
-const FIXTURE = fileURLToPath(new URL('./fixtures/save-memories.mjs', import.meta.url));
-const CORE_DIR = fileURLToPath(new URL('../..', import.meta.url));
+const FIXTURE = new URL('./fixtures/save-memories.mjs', import.meta.url);
+const CORE_DIR = new URL('../..', import.meta.url);
 const scope: MemoryScope = { accountId: 'acme', userId: 'shared@example.com' };
 
 /** Runs one writer process; resolves with its output whatever its exit. */
-function runWriter(
-  worker: number,
-  count: number,
-  max: number,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', FIXTURE, dir, String(worker), String(count), String(max)],
-      { cwd: CORE_DIR, stdio: ['ignore', 'pipe', 'pipe'], timeout: 18_000 },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const runWriter = (worker: number, count: number, max: number) =>
+  // Four cold `node` processes on a machine running the whole CI: a wide bound.
+  runFixtureProcess(FIXTURE, [dir, String(worker), String(count), String(max)], CORE_DIR, 50_000);
 
 /** Every line of the scope's file, parsed; `undefined` marks a corrupt or non-record line. */
 async function fileLines(): Promise<(MemoryRecord | undefined)[]> {
@@ -65,7 +44,7 @@ const line = (record: object): string => `${JSON.stringify(record)}\n`;
 
 describe('file memory backend', () => {
   it('four processes appending to one memory folder lose no acknowledged record and write no corrupt line', {
-    timeout: 20_000,
+    timeout: 60_000,
   }, async () => {
     const workers = 4;
     const count = 24;

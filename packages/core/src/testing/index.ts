@@ -19,11 +19,23 @@ export {
   startMcpServerProcess,
 } from './mcp-server-process.js';
 export {
+  type McpTestAuthInfo,
   type McpTestServer,
+  type McpTestServerAuth,
   type McpTestServerOptions,
   type McpTestTool,
   startMcpTestServer,
 } from './mcp-test-server.js';
+export {
+  createProfileTool,
+  type OAuthTestServer,
+  type OAuthTestServerOptions,
+  type OAuthTestTokenInfo,
+  type ProtectedMcpTestServers,
+  startOAuthTestServer,
+  startProtectedMcpTestServers,
+} from './oauth-test-server.js';
+export { type ProtectedMcpHost, startProtectedMcpHost } from './protected-mcp-host.js';
 export { createQuestionTool, type QuestionToolBooking } from './question-tool.js';
 export {
   createTurnScript,
@@ -44,8 +56,14 @@ export {
   type ApprovalStoreCheckOptions,
   type ApprovalStoreFactory,
   type ApprovalStoreQuotas,
+  type CredentialStoreCheckOptions,
+  type CredentialStoreFactory,
   checkApprovalStore,
+  checkCredentialStore,
+  checkExecutionStore,
   checkMemoryBackend,
+  type ExecutionStoreCheckOptions,
+  type ExecutionStoreFactory,
   type MemoryBackendCheckOptions,
   type MemoryBackendFactory,
   type MemoryBackendLimits,

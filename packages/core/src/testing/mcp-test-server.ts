@@ -13,11 +13,37 @@ export interface McpTestTool {
   name: string;
   description?: string;
   inputSchema: JsonSchema;
+  /** The tool's annotations (`readOnlyHint`, `destructiveHint`…), as the server claims them. */
+  annotations?: Record<string, unknown>;
   /**
    * Returns an MCP `CallToolResult` (`{ content, structuredContent?, isError?, _meta? }`). A
    * thrown error is an `isError` result, or a JSON-RPC error when it has a numeric `code`.
    */
-  handler: (args: Record<string, unknown>) => unknown | Promise<unknown>;
+  handler: (
+    args: Record<string, unknown>,
+    extra: { readonly authInfo?: McpTestAuthInfo },
+  ) => unknown | Promise<unknown>;
+}
+
+/** Who a protected server's request is from, as its token verifier said (the MCP SDK's `AuthInfo`). */
+export interface McpTestAuthInfo {
+  readonly token: string;
+  readonly clientId: string;
+  readonly scopes: string[];
+  /** Epoch seconds. */
+  readonly expiresAt?: number;
+  readonly resource?: URL;
+  readonly extra?: Record<string, unknown>;
+}
+
+/** Protects a test server with OAuth: the MCP SDK's bearer-token middleware and resource metadata. */
+export interface McpTestServerAuth {
+  /** The authorization server's issuer, named in the protected-resource metadata. */
+  readonly issuer: string;
+  /** Scopes the resource metadata lists (`scopes_supported`). */
+  readonly scopes?: readonly string[];
+  /** Checks a token: its facts, or throws the SDK's `InvalidTokenError`. */
+  verifyAccessToken(token: string): Promise<McpTestAuthInfo>;
 }
 
 /** Options for {@link startMcpTestServer}. */
@@ -29,6 +55,11 @@ export interface McpTestServerOptions {
   pageSize?: number;
   /** Port to listen on. @default a free one */
   port?: number;
+  /**
+   * Require an OAuth bearer token (the MCP authorization flow): 401 with `WWW-Authenticate` and
+   * `resource_metadata` without a valid one; the metadata at `/.well-known/oauth-protected-resource/mcp`.
+   */
+  auth?: McpTestServerAuth;
 }
 
 /** A running test server. */
@@ -53,6 +84,7 @@ type Transport = InstanceType<TransportModule['StreamableHTTPServerTransport']>;
 
 /** The SDK parts a test server uses, loaded on start. */
 interface McpServerSdk {
+  bearerAuth: typeof import('@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js');
   Server: ServerModule['Server'];
   StreamableHTTPServerTransport: TransportModule['StreamableHTTPServerTransport'];
   types: typeof import('@modelcontextprotocol/sdk/types.js');
@@ -83,6 +115,7 @@ function toolServer(
       name: tool.name,
       description: tool.description ?? '',
       inputSchema: tool.inputSchema,
+      ...(tool.annotations ? { annotations: tool.annotations } : {}),
     }));
     const size = options.pageSize ?? all.length;
     const start = request.params?.cursor ? Number(request.params.cursor) : 0;
@@ -92,7 +125,7 @@ function toolServer(
       ...(start + size < all.length ? { nextCursor: String(start + size) } : {}),
     };
   });
-  server.setRequestHandler(types.CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(types.CallToolRequestSchema, async (request, extra) => {
     const tool = options.tools.find((candidate) => candidate.name === request.params.name);
     if (!tool)
       return {
@@ -100,9 +133,9 @@ function toolServer(
         isError: true,
       };
     try {
-      return (await tool.handler(
-        (request.params.arguments ?? {}) as Record<string, unknown>,
-      )) as never;
+      return (await tool.handler((request.params.arguments ?? {}) as Record<string, unknown>, {
+        ...(extra.authInfo ? { authInfo: extra.authInfo as McpTestAuthInfo } : {}),
+      })) as never;
     } catch (error) {
       // An error with a numeric JSON-RPC `code` is answered as a protocol error, as servers
       // do for a request they cannot serve; anything else is a tool error result.
@@ -194,6 +227,21 @@ async function handle(
   res: ServerResponse,
 ): Promise<void> {
   state.requests.push({ method: req.method ?? '', headers: req.headers });
+  const auth = state.options.auth;
+  const origin = `http://${req.headers.host ?? '127.0.0.1'}`;
+  if (auth && req.url?.startsWith('/.well-known/oauth-protected-resource')) {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(
+      JSON.stringify({
+        resource: `${origin}/mcp`,
+        authorization_servers: [auth.issuer],
+        bearer_methods_supported: ['header'],
+        ...(auth.scopes ? { scopes_supported: auth.scopes } : {}),
+      }),
+    );
+    return;
+  }
+  if (auth && !(await bearerChecked(state, auth, origin, req, res))) return;
   const body = req.method === 'POST' ? await readBody(req) : undefined;
   for (const message of Array.isArray(body) ? body : body ? [body] : []) {
     if (typeof (message as { method?: unknown }).method === 'string')
@@ -201,6 +249,43 @@ async function handle(
   }
   if (!state.options.stateful) await handleStateless(state, req, res, body);
   else await handleStateful(state, req, res, body);
+}
+
+/**
+ * The SDK's `requireBearerAuth` on a plain Node request (it is written for Express: the few
+ * response methods it uses are supplied). Whether the request may go on; `req.auth` is set.
+ */
+function bearerChecked(
+  state: TestServerState,
+  auth: McpTestServerAuth,
+  origin: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<boolean> {
+  const check = state.sdk.bearerAuth.requireBearerAuth({
+    verifier: auth,
+    resourceMetadataUrl: `${origin}/.well-known/oauth-protected-resource/mcp`,
+    expectedResource: new URL(`${origin}/mcp`),
+  });
+  const reply = Object.assign(res, {
+    set: (name: string, value: string) => {
+      res.setHeader(name, value);
+      return reply;
+    },
+    status: (code: number) => {
+      res.statusCode = code;
+      return reply;
+    },
+    json: (body: unknown) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify(body));
+      return reply;
+    },
+  });
+  return new Promise((resolve, reject) => {
+    res.once('finish', () => resolve(false));
+    Promise.resolve(check(req as never, reply as never, () => resolve(true))).catch(reject);
+  });
 }
 
 /** Listens on `port` (0: a free one) with a new HTTP server; returns the port. */
@@ -238,13 +323,14 @@ async function stop(state: TestServerState): Promise<void> {
  * ```
  */
 export async function startMcpTestServer(options: McpTestServerOptions): Promise<McpTestServer> {
-  const [{ Server }, { StreamableHTTPServerTransport }, types] = await Promise.all([
+  const [{ Server }, { StreamableHTTPServerTransport }, types, bearerAuth] = await Promise.all([
     import('@modelcontextprotocol/sdk/server/index.js'),
     import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
     import('@modelcontextprotocol/sdk/types.js'),
+    import('@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js'),
   ]);
   const state: TestServerState = {
-    sdk: { Server, StreamableHTTPServerTransport, types },
+    sdk: { bearerAuth, Server, StreamableHTTPServerTransport, types },
     options,
     requests: [],
     methods: [],

@@ -1,9 +1,10 @@
+import { randomBytes } from 'node:crypto';
 /** One tool call a scripted model makes. */
 export interface ScriptedToolCall {
   readonly name: string;
   /** The arguments; a string is sent as is (to script malformed JSON). */
   readonly args: Record<string, unknown> | string;
-  /** @default `call_<turn>_<index>` */
+  /** @default `call_<script>_<turn>_<index>`: unique, as a provider's ids are (`<script>` is random per script) */
   readonly id?: string;
 }
 
@@ -39,6 +40,7 @@ export interface TurnScript<TRequest> {
 /** Plays `turns` in order, for the adapters' scripted models. */
 export function createTurnScript<TRequest>(turns: ScriptedTurn<TRequest>[]): TurnScript<TRequest> {
   const queue = [...turns];
+  const script = randomBytes(3).toString('hex');
   let count = 0;
   return {
     next(request) {
@@ -50,7 +52,7 @@ export function createTurnScript<TRequest>(turns: ScriptedTurn<TRequest>[]): Tur
       return {
         text: reply.text ?? null,
         toolCalls: reply.toolCalls.map((call, index) => ({
-          id: call.id ?? `call_${count}_${index}`,
+          id: call.id ?? `call_${script}_${count}_${index}`,
           name: call.name,
           args: call.args,
         })),

@@ -14,6 +14,9 @@ describe('defineTool', () => {
       approvalScopes: [],
       approvalExempt: false,
       requiresApproval: undefined,
+      allowStandingGrants: false,
+      onExpiry: undefined,
+      idempotent: false,
     });
     expect(tool.group).toBe('custom');
     expect(Object.isFrozen(tool)).toBe(true);

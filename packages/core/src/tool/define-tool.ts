@@ -1,4 +1,8 @@
 import type { z } from 'zod';
+import {
+  type CredentialSpecInput,
+  normalizeCredentialSpecs,
+} from '../credentials/credential-spec.js';
 import { checkOptions, type OptionKeys } from '../errors/check-options.js';
 import { KsadkError } from '../errors/ksadk-error.js';
 import { findRefLoop } from '../schema/ref-loop.js';
@@ -30,6 +34,17 @@ interface ToolDefinitionBase {
   resultBudget?: ToolResultBudgetOptions;
   /** Where the tool acts (`workspace_root`, `public_http`…), shown in descriptors. */
   boundary?: string;
+  /**
+   * A short human-readable summary of a call ("Send 10,000 € to ACME"), shown in the approval
+   * request. Called once per request, with the validated arguments; what it throws or returns that
+   * is not a string is ignored, and the summary is cut to 300 characters.
+   */
+  describeCall?: (args: Record<string, unknown>) => string;
+  /**
+   * Credentials of the user the tool acts as (an OAuth sign-in, an API key): `execute` gets each with
+   * `context.credential(id)`; a missing one pauses the call for the host (`credential_required`).
+   */
+  credentials?: readonly CredentialSpecInput[];
 }
 
 /** A zod-based tool definition. */
@@ -62,7 +77,19 @@ const BASE_KEYS = {
   timeoutMs: true,
   resultBudget: true,
   boundary: true,
+  describeCall: true,
+  credentials: true,
 } as const satisfies OptionKeys<ToolDefinitionBase>;
+
+/** The optional per-call parts of a definition: its call summary and its credentials. */
+function callParts(definition: ToolDefinitionBase): Pick<ZodTool, 'describeCall' | 'credentials'> {
+  return {
+    ...(definition.describeCall ? { describeCall: definition.describeCall } : {}),
+    ...(definition.credentials
+      ? { credentials: normalizeCredentialSpecs(definition.credentials, definition.name) }
+      : {}),
+  };
+}
 
 function checkBase(definition: ToolDefinitionBase): void {
   const { name } = definition;
@@ -74,6 +101,9 @@ function checkBase(definition: ToolDefinitionBase): void {
   }
   if (typeof definition.description !== 'string' || definition.description.trim() === '') {
     throw new KsadkError('invalid_tool', `Tool "${name}" needs a description.`);
+  }
+  if (definition.describeCall !== undefined && typeof definition.describeCall !== 'function') {
+    throw new KsadkError('invalid_tool', `Tool "${name}": describeCall must be a function.`);
   }
   if (definition.timeoutMs !== undefined && !(definition.timeoutMs > 0)) {
     throw new KsadkError('invalid_tool', `Tool "${name}": timeoutMs must be a positive number.`);
@@ -135,6 +165,7 @@ export function defineTool<TSchema extends z.ZodObject, TOutput>(
     resultBudget: definition.resultBudget,
     originalName: undefined,
     boundary: definition.boundary,
+    ...callParts(definition),
     input: definition.input,
     execute: definition.execute,
   });
@@ -204,6 +235,7 @@ export function defineJsonSchemaTool<TOutput>(
     resultBudget: definition.resultBudget,
     originalName: definition.originalName,
     boundary: definition.boundary,
+    ...callParts(definition),
     inputSchema: structuredClone(schema),
     execute: definition.execute,
   });

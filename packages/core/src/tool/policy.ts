@@ -1,3 +1,4 @@
+import type { InvocationContext } from '../context/invocation-context.js';
 import { KsadkError } from '../errors/ksadk-error.js';
 
 /** How dangerous a tool call is. Medium and above need approval in the default `risk` mode. */
@@ -23,19 +24,92 @@ export interface ToolPolicy {
   /** Inherently safe: never needs approval, whatever the mode. @default false */
   readonly approvalExempt: boolean;
   /**
+   * Running it twice does what running it once does: a call stopped mid-way (timed out, aborted)
+   * may simply be tried again. Without it, a stopped call of a tool with side effects (risk above
+   * low, or declared side effects) answers `outcome_unknown`. @default false
+   */
+  readonly idempotent: boolean;
+  /**
    * Explicit override. `true` always asks (even in `full` mode); `false` never asks;
    * `undefined` lets the risk level decide.
    */
   readonly requiresApproval: boolean | undefined;
+  /**
+   * Parts of the policy decided per call, from the validated arguments: the gateway calls them
+   * once per call, bounded in time. Absent for a static policy.
+   */
+  readonly perCall?: PerCallPolicy;
+  /**
+   * Whether a standing grant ("always allow this tool for this session") may cover a call that
+   * always asks (`requiresApproval: true`) or is of `critical` risk. @default false
+   */
+  readonly allowStandingGrants: boolean;
+  /**
+   * How a request of this tool resolves when nobody decides before it expires. `approve` is honoured
+   * only for calls of `low` or `medium` risk; others are rejected. @default the gateway's `onExpiry`
+   */
+  readonly onExpiry: 'reject' | 'approve' | undefined;
+}
+
+/** What a per-call policy function is given besides the arguments. */
+export interface CallPolicyContext {
+  readonly toolName: string;
+  /** The framework's tool call id, or a generated one. */
+  readonly callId: string;
+  /** The invocation context of the call (account, user, session, metadata…). */
+  readonly invocation: InvocationContext;
+  /** The approval mode in effect for the call. */
+  readonly mode: 'ask' | 'risk' | 'full';
+}
+
+/** A policy answer with the reason a human is shown. */
+export type WithReason<K extends string, T> = { readonly [key in K]: T } & {
+  readonly reason?: string;
+};
+
+/** Decides whether one call needs approval: `true` asks even in `full` mode, as a static `true` does. */
+export type RequiresApprovalFunction = (
+  args: Record<string, unknown>,
+  context: CallPolicyContext,
+) =>
+  | boolean
+  | WithReason<'requiresApproval', boolean>
+  | Promise<boolean | WithReason<'requiresApproval', boolean>>;
+
+/** Decides one call's risk level. */
+export type RiskLevelFunction = (
+  args: Record<string, unknown>,
+  context: CallPolicyContext,
+) =>
+  | RiskLevel
+  | WithReason<'riskLevel', RiskLevel>
+  | Promise<RiskLevel | WithReason<'riskLevel', RiskLevel>>;
+
+/** The per-call parts of a policy. */
+export interface PerCallPolicy {
+  readonly requiresApproval?: RequiresApprovalFunction;
+  readonly riskLevel?: RiskLevelFunction;
 }
 
 /** A partial policy as written in a tool definition; missing fields take their defaults. */
 export type ToolPolicyInput = {
-  riskLevel?: RiskLevel;
+  /**
+   * The risk level, or a function of the call that decides it (the static level shown in
+   * catalogues is then `medium`).
+   * @default 'low'
+   */
+  riskLevel?: RiskLevel | RiskLevelFunction;
   sideEffects?: readonly string[];
   approvalScopes?: readonly string[];
   approvalExempt?: boolean;
-  requiresApproval?: boolean;
+  /** See {@link ToolPolicy.idempotent}. @default false */
+  idempotent?: boolean;
+  /** `true` always asks, `false` never does, or a function of the call that decides. */
+  requiresApproval?: boolean | RequiresApprovalFunction;
+  /** See {@link ToolPolicy.allowStandingGrants}. @default false */
+  allowStandingGrants?: boolean;
+  /** See {@link ToolPolicy.onExpiry}. */
+  onExpiry?: 'reject' | 'approve';
 };
 
 /**
@@ -44,7 +118,12 @@ export type ToolPolicyInput = {
  * @throws {KsadkError} `invalid_tool` when the risk level or a list is not valid.
  */
 export function normalizeToolPolicy(input: ToolPolicyInput = {}, toolName = 'tool'): ToolPolicy {
-  const riskLevel = (input.riskLevel ?? 'low').toLowerCase() as RiskLevel;
+  const riskFunction = typeof input.riskLevel === 'function' ? input.riskLevel : undefined;
+  const approvalFunction =
+    typeof input.requiresApproval === 'function' ? input.requiresApproval : undefined;
+  const riskLevel = (
+    riskFunction ? 'medium' : ((input.riskLevel as string | undefined) ?? 'low')
+  ).toLowerCase() as RiskLevel;
   if (!RISK_LEVELS.includes(riskLevel)) {
     throw new KsadkError(
       'invalid_tool',
@@ -61,14 +140,48 @@ export function normalizeToolPolicy(input: ToolPolicyInput = {}, toolName = 'too
     }
     return Object.freeze([...value]);
   };
-  if (input.requiresApproval !== undefined && typeof input.requiresApproval !== 'boolean') {
-    throw new KsadkError('invalid_tool', `Tool "${toolName}": requiresApproval must be a boolean.`);
+  if (
+    input.requiresApproval !== undefined &&
+    !approvalFunction &&
+    typeof input.requiresApproval !== 'boolean'
+  ) {
+    throw new KsadkError(
+      'invalid_tool',
+      `Tool "${toolName}": requiresApproval must be a boolean or a function of the call.`,
+    );
   }
+  if (input.onExpiry !== undefined && input.onExpiry !== 'reject' && input.onExpiry !== 'approve') {
+    throw new KsadkError(
+      'invalid_tool',
+      `Tool "${toolName}": onExpiry must be 'reject' or 'approve'.`,
+    );
+  }
+  const perCall =
+    riskFunction || approvalFunction
+      ? Object.freeze({
+          ...(approvalFunction ? { requiresApproval: approvalFunction } : {}),
+          ...(riskFunction ? { riskLevel: riskFunction } : {}),
+        })
+      : undefined;
   return Object.freeze({
     riskLevel,
     sideEffects: list(input.sideEffects, 'sideEffects'),
     approvalScopes: list(input.approvalScopes, 'approvalScopes'),
     approvalExempt: input.approvalExempt === true,
-    requiresApproval: input.requiresApproval,
+    idempotent: input.idempotent === true,
+    requiresApproval: approvalFunction
+      ? undefined
+      : (input.requiresApproval as boolean | undefined),
+    ...(perCall ? { perCall } : {}),
+    allowStandingGrants: input.allowStandingGrants === true,
+    onExpiry: input.onExpiry,
   });
+}
+
+/**
+ * Whether a call stopped mid-way may have changed something: the tool has side effects (risk above
+ * low, or side effects declared) and is not declared idempotent.
+ */
+export function outcomeMayBeUnknown(policy: ToolPolicy): boolean {
+  return !policy.idempotent && (policy.riskLevel !== 'low' || policy.sideEffects.length > 0);
 }

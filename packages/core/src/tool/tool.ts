@@ -1,6 +1,8 @@
 import type { z } from 'zod';
 import type { ResultBudget } from '../budget/result-budget.js';
 import type { InvocationContext } from '../context/invocation-context.js';
+import type { ToolCredential } from '../credentials/credential-required.js';
+import type { CredentialSpec } from '../credentials/credential-spec.js';
 import type { ApprovalGrant } from '../gateway/approval/grant.js';
 import type { ToolResult } from '../gateway/results.js';
 import type { HumanInputAnswer, HumanInputRequest } from './human-input.js';
@@ -62,6 +64,16 @@ export interface ToolExecutionContext {
    * answer, when the run resumes. Without a human channel it resolves to a decline.
    */
   askHuman(request: HumanInputRequest): Promise<HumanInputAnswer | typeof PAUSED>;
+  /**
+   * The current account's (and user's) credential `id`, which the tool declares in `credentials`.
+   * When none is stored (or it expired and cannot be refreshed) the call stops here: the gateway
+   * answers `credential_required`, the host signs the user in, and the call runs again. Let what it
+   * throws pass. The token is registered with the redactor: it never reaches the model.
+   *
+   * When the service refused a token (HTTP 401), ask again with `{ rejectedToken }`: a stored
+   * credential still holding it is refreshed, or dropped and asked for again.
+   */
+  credential(id: string, options?: { readonly rejectedToken?: string }): Promise<ToolCredential>;
 }
 
 /** Progress of a long-running call, as a tool reports it. */
@@ -109,6 +121,10 @@ interface ToolBase {
   readonly originalName: string | undefined;
   /** Where the tool acts (`workspace_root`, `isolated_sandbox`, `public_http`…), for descriptors. */
   readonly boundary: string | undefined;
+  /** The credentials of the user the tool acts as (empty: none). */
+  readonly credentials?: readonly CredentialSpec[];
+  /** A short human-readable summary of a call, for the approval request. */
+  readonly describeCall?: (args: Record<string, unknown>) => string;
 }
 
 /** A tool whose input is a zod 4 object: the single source of truth for its schema. */

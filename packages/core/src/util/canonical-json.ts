@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /** Deeper values are refused: canonical JSON is for tool arguments, which are capped far below. */
 const MAX_DEPTH = 1_000;
@@ -79,5 +79,5 @@ export function canonicalJson(value: unknown): string {
  * ```
  */
 export function canonicalDigest(value: unknown): string {
-  return createHash('sha256').update(canonicalJson(value)).digest('hex');
+  return hash('sha256', canonicalJson(value), 'hex');
 }

@@ -55,7 +55,7 @@ export const DEFAULT_HTML_CONVERSION_DEADLINE_MS = 20_000;
  * warm thread converts a 1–4 KB page in 7–8 ms, as fast as the main thread did (one thread is
  * kept idle for the next page). At the deadline or on abort the thread is terminated; then, or for
  * a page over 250,000 nodes, or when the conversion throws or its thread runs out of memory or
- * crashes, the page comes back as `stripped_text` (tags stripped by a linear scan on this thread,
+ * crashes (twice: a thread that died is replaced once), the page comes back as `stripped_text` (tags stripped by a linear scan on this thread,
  * in chunks that yield to the event loop) with `fallbackReason`. Never rejects.
  *
  * @example
@@ -70,10 +70,14 @@ export async function htmlToMarkdown(
   url?: string,
   options: HtmlToMarkdownOptions = {},
 ): Promise<ConvertedPage> {
-  const outcome = await convertInWorker(html, url, {
-    deadlineMs: options.deadlineMs ?? DEFAULT_HTML_CONVERSION_DEADLINE_MS,
-    signal: options.signal,
-  });
+  const deadline = Date.now() + (options.deadlineMs ?? DEFAULT_HTML_CONVERSION_DEADLINE_MS);
+  const convert = () =>
+    convertInWorker(html, url, { deadlineMs: deadline - Date.now(), signal: options.signal });
+  let outcome = await convert();
+  // A thread that died or could not start (a loaded machine, a transient resource limit) gets
+  // one more try on a fresh thread, within the same deadline.
+  if (!outcome.ok && outcome.crashed && Date.now() < deadline && !options.signal?.aborted)
+    outcome = await convert();
   if (outcome.ok) return outcome.page;
   const stripped = await htmlToText(html);
   return { ...stripped, extraction: 'stripped_text', fallbackReason: outcome.reason };

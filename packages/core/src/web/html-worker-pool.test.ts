@@ -44,7 +44,7 @@ describe('convertInWorker', () => {
       deadlineMs: 15_000,
       resourceLimits: { maxOldGenerationSizeMb: 48 },
     });
-    expect(outcome).toEqual({ ok: false, reason: 'failed' });
+    expect(outcome).toEqual({ ok: false, reason: 'failed', crashed: true });
     await vi.waitFor(() => expect(liveHtmlWorkers()).toBe(before), { timeout: 5_000 });
     // The shared thread is untouched.
     const after = await convertInWorker(article('After', 20), undefined, { deadlineMs: 10_000 });

@@ -15,7 +15,12 @@ export type HtmlConversionFailure = 'deadline' | 'aborted' | 'too_large' | 'fail
 /** What {@link convertInWorker} gives back. */
 export type HtmlWorkerOutcome =
   | { readonly ok: true; readonly page: WorkerPage }
-  | { readonly ok: false; readonly reason: HtmlConversionFailure };
+  | {
+      readonly ok: false;
+      readonly reason: HtmlConversionFailure;
+      /** The thread died, or never started, before it answered (not the page's own failure). */
+      readonly crashed?: true;
+    };
 
 /** Options of {@link convertInWorker}. */
 export interface ConvertInWorkerOptions {
@@ -195,12 +200,13 @@ export function convertInWorker(
                   sound: true,
                 });
             };
-            onExit = () => finish({ outcome: { ok: false, reason: 'failed' }, sound: false });
+            onExit = () =>
+              finish({ outcome: { ok: false, reason: 'failed', crashed: true }, sound: false });
             worker.on('message', onMessage);
             worker.once('exit', onExit);
             worker.postMessage({ id, html, url } satisfies HtmlWorkerRequest);
           },
-          () => finish({ outcome: { ok: false, reason: 'failed' }, sound: false }),
+          () => finish({ outcome: { ok: false, reason: 'failed', crashed: true }, sound: false }),
         );
       };
       void acquireSlot().then(() => {

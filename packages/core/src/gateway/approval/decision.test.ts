@@ -26,6 +26,51 @@ describe('parseApprovalDecision', () => {
     expect(parseApprovalDecision({ decisions: [] })).toBeUndefined();
     expect(parseApprovalDecision(null)).toBeUndefined();
   });
+
+  it('reads approve, edit and reject, once or always, and refuses any malformed part', () => {
+    expect(parseApprovalDecision({ action: 'edit', args: { a: '2' } })).toEqual({
+      type: 'approve',
+      args: { a: '2' },
+    });
+    expect(
+      parseApprovalDecision({
+        decisions: [{ type: 'edit', edited_action: { name: 'w', args: { a: '3' } } }],
+      }),
+    ).toEqual({ type: 'approve', args: { a: '3' } });
+    expect(
+      parseApprovalDecision({
+        action: 'approve',
+        always: 'session',
+        until: '2030-01-01T00:00:00Z',
+      }),
+    ).toEqual({ type: 'approve', always: 'session', until: Date.parse('2030-01-01T00:00:00Z') });
+    expect(parseApprovalDecision({ action: 'reject', always: 'user', reason: 'no' })).toEqual({
+      type: 'reject',
+      always: 'user',
+      reason: 'no',
+    });
+    expect(
+      parseApprovalDecision({
+        type: 'approve',
+        always: 'session',
+        match: { path: { pathPrefix: 'docs/' } },
+      }),
+    ).toMatchObject({ match: { path: { pathPrefix: 'docs/' } } });
+    for (const garbage of [
+      { action: 'edit' },
+      { action: 'edit', args: 'x' },
+      { action: 'edit', args: [1] },
+      { action: 'approve', always: 'forever' },
+      { action: 'approve', always: true },
+      { action: 'approve', until: 'tomorrow' },
+      { action: 'approve', match: 'docs/' },
+      { action: 'maybe' },
+      { type: 'approve', action: 'reject' },
+    ])
+      expect(parseApprovalDecision(garbage)).toEqual(
+        garbage.action === 'reject' ? { type: 'reject' } : undefined,
+      );
+  });
 });
 
 describe('decideApproval', () => {

@@ -17,6 +17,10 @@ export interface ApprovalGrant {
   readonly expiresAt: string;
   /** Signed token: `base64url(payload).base64url(hmac)`. */
   readonly token: string;
+  /** Set when the human edited the arguments: the call runs with these, not the model's. */
+  readonly editedArguments?: Readonly<Record<string, unknown>>;
+  /** The standing grant made with this decision ("always allow"), when one was. */
+  readonly standingGrantId?: string;
 }
 
 /** What a grant token is bound to. */
@@ -29,6 +33,8 @@ export interface GrantPayload {
   readonly session: string;
   /** Epoch milliseconds. */
   readonly exp: number;
+  /** The digest of the arguments the human edited the call to: what runs instead of `digest`'s. */
+  readonly run?: string;
 }
 
 /** The environment variable listing retired secrets that still verify grants (comma-separated). */
@@ -134,7 +140,8 @@ export function verifyGrant(
       typeof payload.digest === 'string' &&
       typeof payload.account === 'string' &&
       typeof payload.session === 'string' &&
-      typeof payload.exp === 'number';
+      typeof payload.exp === 'number' &&
+      (payload.run === undefined || typeof payload.run === 'string');
     return ok ? payload : undefined;
   } catch {
     return undefined;

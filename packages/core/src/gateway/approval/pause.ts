@@ -1,3 +1,7 @@
+import type {
+  CredentialRequest,
+  CredentialRequiredResult,
+} from '../../credentials/credential-required.js';
 import type { ToolGateway } from '../gateway-types.js';
 import type { ApprovalRequest, ApprovalRequiredResult } from '../results.js';
 
@@ -12,6 +16,29 @@ export interface ApprovalPause {
   readonly tool_call_id: string | undefined;
   /** What to decide: tool, risk, side effects, the full arguments, their digest, the expiry. */
   readonly approval_request: ApprovalRequest;
+}
+
+/**
+ * What every adapter pauses with when a call needs the user's credential: the request (where to
+ * sign in, or what key to give — never a secret) and the framework's tool call id. The host answers
+ * `{ callbackUrl }`, `{ apiKey }` or `{ token }`, or `{ action: 'cancel' }`.
+ */
+export interface CredentialPause {
+  readonly type: 'ksadk_credential';
+  readonly tool_call_id: string | undefined;
+  readonly credential_request: CredentialRequest;
+}
+
+/** The pause for a `credential_required` result. */
+export function credentialPauseFor(
+  result: CredentialRequiredResult,
+  toolCallId: string | undefined,
+): CredentialPause {
+  return {
+    type: 'ksadk_credential',
+    tool_call_id: toolCallId,
+    credential_request: structuredClone(result.credential_request),
+  };
 }
 
 /**

@@ -9,6 +9,8 @@ describe('resolveApprovalQuotas', () => {
       perSession: { maxRecords: 20, maxChars: DEFAULT_APPROVAL_QUOTAS.perSession.maxChars },
       perAccount: DEFAULT_APPROVAL_QUOTAS.perAccount,
       total: { maxRecords: DEFAULT_APPROVAL_QUOTAS.total.maxRecords, maxChars: 1 },
+      standingGrants: DEFAULT_APPROVAL_QUOTAS.standingGrants,
+      audit: DEFAULT_APPROVAL_QUOTAS.audit,
     });
   });
 

@@ -17,6 +17,31 @@ export interface ApprovalQuotaOptions {
   perAccount?: Partial<ApprovalQuota>;
   /** The whole store. @default 50000 records, 512 MiB */
   total?: Partial<ApprovalQuota>;
+  /** Standing grants and rejections kept (active ones; expired and revoked ones go first). */
+  standingGrants?: Partial<StandingGrantQuota>;
+  /** How long audit records are kept, and how many. */
+  audit?: Partial<AuditRetention>;
+}
+
+/** Limits on standing grants. */
+export interface StandingGrantQuota {
+  /** Per account. @default 1000 */
+  readonly perAccount: number;
+  /** The whole store. @default 100000 */
+  readonly total: number;
+}
+
+/**
+ * The audit log's retention: records older than `retentionMs` are dropped, and past `perAccount`
+ * (or `total`) records the oldest are dropped first — of that account (or of the whole log).
+ */
+export interface AuditRetention {
+  /** @default 90 days */
+  readonly retentionMs: number;
+  /** @default 100000 */
+  readonly perAccount: number;
+  /** @default 1000000 */
+  readonly total: number;
 }
 
 /** An approval store's quotas, every limit resolved. */
@@ -24,6 +49,8 @@ export interface ApprovalQuotas {
   readonly perSession: ApprovalQuota;
   readonly perAccount: ApprovalQuota;
   readonly total: ApprovalQuota;
+  readonly standingGrants: StandingGrantQuota;
+  readonly audit: AuditRetention;
 }
 
 /** The default quotas of {@link createInMemoryApprovalStore}. */
@@ -31,7 +58,16 @@ export const DEFAULT_APPROVAL_QUOTAS = Object.freeze({
   perSession: Object.freeze({ maxRecords: 100, maxChars: 16 * 1024 * 1024 }),
   perAccount: Object.freeze({ maxRecords: 1000, maxChars: 64 * 1024 * 1024 }),
   total: Object.freeze({ maxRecords: 50_000, maxChars: 512 * 1024 * 1024 }),
+  standingGrants: Object.freeze({ perAccount: 1000, total: 100_000 }),
+  audit: Object.freeze({
+    retentionMs: 90 * 24 * 60 * 60 * 1000,
+    perAccount: 100_000,
+    total: 1_000_000,
+  }),
 });
+
+const atLeastOne = (value: number | undefined, fallback: number): number =>
+  Math.max(1, Math.floor(value ?? fallback));
 
 const quotaOf = (
   given: Partial<ApprovalQuota> | undefined,
@@ -63,10 +99,31 @@ export function resolveApprovalQuotas(
 ): ApprovalQuotas {
   for (const scope of ['perSession', 'perAccount', 'total'] as const)
     checkOptions(options[scope], { maxRecords: true, maxChars: true }, `${factory}({ ${scope} })`);
+  checkOptions(
+    options.standingGrants,
+    { perAccount: true, total: true },
+    `${factory}({ standingGrants })`,
+  );
+  checkOptions(
+    options.audit,
+    { retentionMs: true, perAccount: true, total: true },
+    `${factory}({ audit })`,
+  );
+  const grants = DEFAULT_APPROVAL_QUOTAS.standingGrants;
+  const audit = DEFAULT_APPROVAL_QUOTAS.audit;
   return {
     perSession: quotaOf(options.perSession, DEFAULT_APPROVAL_QUOTAS.perSession),
     perAccount: quotaOf(options.perAccount, DEFAULT_APPROVAL_QUOTAS.perAccount),
     total: quotaOf(options.total, DEFAULT_APPROVAL_QUOTAS.total),
+    standingGrants: {
+      perAccount: atLeastOne(options.standingGrants?.perAccount, grants.perAccount),
+      total: atLeastOne(options.standingGrants?.total, grants.total),
+    },
+    audit: {
+      retentionMs: atLeastOne(options.audit?.retentionMs, audit.retentionMs),
+      perAccount: atLeastOne(options.audit?.perAccount, audit.perAccount),
+      total: atLeastOne(options.audit?.total, audit.total),
+    },
   };
 }
 
@@ -79,9 +136,14 @@ export function resolveApprovalQuotas(
  * throw approvalQuotaExceeded('account');
  * ```
  */
-export function approvalQuotaExceeded(scope: 'session' | 'account' | 'server'): KsadkError {
+export function approvalQuotaExceeded(
+  scope: 'session' | 'account' | 'server',
+  what: 'requests' | 'standing grants' = 'requests',
+): KsadkError {
   return new KsadkError(
     'approval_quota_exceeded',
-    `Too many approval requests are waiting in this ${scope}; decide or let the open ones expire first.`,
+    what === 'requests'
+      ? `Too many approval requests are waiting in this ${scope}; decide or let the open ones expire first.`
+      : `Too many standing grants are in force in this ${scope}; revoke some or let them expire first.`,
   );
 }

@@ -1,6 +1,5 @@
 import { checkOptions } from '../../errors/check-options.js';
-import { KsadkError } from '../../errors/ksadk-error.js';
-import type { RiskLevel } from '../../tool/policy.js';
+import { createMemoryExtras, type MemoryExtras } from './memory-extras.js';
 import {
   type ApprovalQuota,
   type ApprovalQuotaOptions,
@@ -8,94 +7,24 @@ import {
   approvalQuotaExceeded,
   resolveApprovalQuotas,
 } from './quotas.js';
+import { pageSize, requestMatches } from './record-filters.js';
+import type { ApprovalPage, ApprovalRequestQuery } from './store-queries.js';
+import type {
+  ApprovalRecord,
+  ApprovalStatus,
+  ApprovalStore,
+  ApprovalTransitionPatch,
+} from './store-types.js';
 
 export type { ApprovalQuota } from './quotas.js';
 
-/** Where an approval request is in its life. */
-export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'consumed';
-
-/** One approval request and its decision, bound to one call. */
-export interface ApprovalRecord {
-  /** `appr_` + 32 hex characters. */
-  readonly id: string;
-  /** Hash of tool name, argument digest, account and session: what the decision is bound to. */
-  readonly bindingKey: string;
-  readonly toolName: string;
-  /** SHA-256 of the canonical JSON of the validated arguments. */
-  readonly argsDigest: string;
-  /** The validated arguments, shown to the human deciding. */
-  readonly arguments: Readonly<Record<string, unknown>>;
-  /** Size of the canonical JSON of `arguments`, in characters: what quotas count. */
-  readonly argumentsChars: number;
-  readonly accountId: string;
-  /** The end user the call ran for (`''` when unknown). */
-  readonly userId: string;
-  readonly sessionId: string;
-  readonly riskLevel: RiskLevel;
-  readonly sideEffects: readonly string[];
-  readonly status: ApprovalStatus;
-  /** Epoch milliseconds. */
-  readonly createdAt: number;
-  /** Epoch milliseconds after which neither the request nor its grant is honoured. */
-  readonly expiresAt: number;
-  /** Epoch milliseconds of the decision, once decided. */
-  readonly decidedAt?: number;
-  /** The host's reason for the decision, if given. */
-  readonly reason?: string;
-  /**
-   * Set on a grant the gateway re-issued for a call that stopped to ask the human a question
-   * (`input_required`): the id of the approval it continues. The same call (same tool call id and
-   * arguments), resumed with the answer, uses it without asking for approval again — once.
-   */
-  readonly continues?: string;
-}
-
-/**
- * Persistence for approval requests. The in-memory default suits one process; implement
- * this over a shared database or cache to run several server instances. `transition` must be
- * atomic (compare-and-set): it is what makes a grant single-use.
- *
- * Quotas: `create` must keep each account and each session within its limits without ever
- * touching another account's records, and must never drop an approved, unexpired record. When
- * a record cannot fit it throws {@link KsadkError} `approval_quota_exceeded`.
- */
-export interface ApprovalStore {
-  /**
-   * True when several processes (server instances) share this store. The gateway then refuses to
-   * start without a configured signing secret (`KSADK_APPROVAL_SECRET`): a per-process random
-   * secret would make grants issued by one instance worthless on the others.
-   */
-  readonly shared?: boolean;
-  /** Releases what the store opened itself (connections); a store given a client leaves it open. */
-  close?(): Promise<void>;
-  /**
-   * Saves a new record.
-   * @throws {KsadkError} `approval_quota_exceeded` when the record's account or session (or the
-   * whole store) is full of requests that may not be dropped.
-   */
-  create(record: ApprovalRecord): Promise<void>;
-  /** The record with this id, if any (expired ones may be returned; callers check `expiresAt`). */
-  get(id: string): Promise<ApprovalRecord | undefined>;
-  /**
-   * The newest unexpired record with this binding key, whatever its status — a `consumed` one too:
-   * it is the tombstone that tells a replayed call (same tool call id) that it already ran.
-   */
-  findOpen(bindingKey: string, now: number): Promise<ApprovalRecord | undefined>;
-  /**
-   * Atomically moves a record from `from` to `to`, applying `patch`. Returns the updated
-   * record, or `undefined` when the record is missing or not in status `from`.
-   *
-   * A record moved to `consumed` stays until it expires as a tombstone: without its arguments
-   * (`{}`, `argumentsChars` 0), counted in its quotas but dropped before any other record when
-   * room is needed.
-   */
-  transition(
-    id: string,
-    from: ApprovalStatus,
-    to: ApprovalStatus,
-    patch?: { decidedAt?: number; reason?: string },
-  ): Promise<ApprovalRecord | undefined>;
-}
+export type {
+  ApprovalEdit,
+  ApprovalRecord,
+  ApprovalStatus,
+  ApprovalStore,
+  ApprovalTransitionPatch,
+} from './store-types.js';
 
 /** Options for {@link createInMemoryApprovalStore}. */
 export interface InMemoryApprovalStoreOptions extends ApprovalQuotaOptions {
@@ -120,6 +49,12 @@ interface MemoryState {
   totalChars: number;
   /** When expired records were last dropped store-wide (epoch ms). */
   lastSweep: number;
+  /** Insertion order of each record (what listing pages by). */
+  readonly seqOf: Map<string, number>;
+  nextSeq: number;
+  /** Ids of the records stored as pending, oldest first: per account, and of every account. */
+  readonly pending: Map<string, Set<string>>;
+  readonly pendingAll: Set<string>;
 }
 
 const sessionKey = (record: ApprovalRecord): string =>
@@ -134,10 +69,39 @@ function bucket(map: Map<string, Bucket>, key: string): Bucket {
   return found;
 }
 
+/**
+ * Adds a record to the pending index, or takes it out. A new record is the newest, so the index
+ * stays in insertion order; a record moved back to pending (not something the gateway does) is
+ * put back in its place.
+ */
+function indexPending(state: MemoryState, record: ApprovalRecord, pending: boolean): void {
+  let mine = state.pending.get(record.accountId);
+  if (!pending) {
+    state.pendingAll.delete(record.id);
+    mine?.delete(record.id);
+    if (mine?.size === 0) state.pending.delete(record.accountId);
+    return;
+  }
+  if (!mine) {
+    mine = new Set();
+    state.pending.set(record.accountId, mine);
+  }
+  const seq = state.seqOf.get(record.id) ?? 0;
+  for (const ids of [state.pendingAll, mine]) {
+    ids.add(record.id);
+    if (seq === state.nextSeq) continue;
+    const sorted = [...ids].sort((a, b) => (state.seqOf.get(a) ?? 0) - (state.seqOf.get(b) ?? 0));
+    ids.clear();
+    for (const id of sorted) ids.add(id);
+  }
+}
+
 function remove(state: MemoryState, id: string): void {
   const record = state.records.get(id);
   if (!record) return;
+  indexPending(state, record, false);
   state.records.delete(id);
+  state.seqOf.delete(id);
   state.totalChars -= record.argumentsChars;
   if (state.byBinding.get(record.bindingKey) === id) state.byBinding.delete(record.bindingKey);
   for (const [map, key] of [
@@ -196,6 +160,7 @@ function sweepExpired(state: MemoryState): void {
 function createRecord(state: MemoryState, quotas: ApprovalQuotas, record: ApprovalRecord): void {
   const { perSession, perAccount, total } = quotas;
   const size = record.argumentsChars;
+  remove(state, record.id); // a record with this id is replaced
   if (!makeRoom(state, state.sessions.get(sessionKey(record)), perSession, size))
     throw approvalQuotaExceeded('session');
   if (!makeRoom(state, state.accounts.get(record.accountId), perAccount, size))
@@ -207,6 +172,9 @@ function createRecord(state: MemoryState, quotas: ApprovalQuotas, record: Approv
     if (full()) throw approvalQuotaExceeded('server');
   }
   state.records.set(record.id, record);
+  state.nextSeq += 1;
+  state.seqOf.set(record.id, state.nextSeq);
+  if (record.status === 'pending') indexPending(state, record, true);
   state.totalChars += size;
   state.byBinding.set(record.bindingKey, record.id);
   for (const found of [
@@ -224,11 +192,12 @@ function transitionRecord(
   id: string,
   from: ApprovalStatus,
   to: ApprovalStatus,
-  patch: { decidedAt?: number; reason?: string },
+  patch: ApprovalTransitionPatch,
 ): ApprovalRecord | undefined {
   const record = state.records.get(id);
   if (!record || record.status !== from) return undefined;
   const next: ApprovalRecord = Object.freeze({ ...record, ...patch, status: to });
+  if ((from === 'pending') !== (to === 'pending')) indexPending(state, record, to === 'pending');
   if (to === 'consumed') {
     // A tombstone until it expires: it keeps no arguments, so it frees their quota at once.
     const freed = record.argumentsChars;
@@ -238,9 +207,39 @@ function transitionRecord(
       state.sessions.get(sessionKey(record)),
     ])
       if (found) found.chars -= freed;
-    state.records.set(id, Object.freeze({ ...next, arguments: {}, argumentsChars: 0 }));
+    const { edited: _edited, ...kept } = next;
+    state.records.set(id, Object.freeze({ ...kept, arguments: {}, argumentsChars: 0 }));
   } else state.records.set(id, next);
   return next;
+}
+
+/** {@link ApprovalStore.listRequests} over the in-memory records. */
+function listRecords(
+  state: MemoryState,
+  query: ApprovalRequestQuery,
+): ApprovalPage<ApprovalRecord> {
+  // `pending` and `expired` are both stored as pending: their own index, however many others.
+  const onlyPending = query.status === 'pending' || query.status === 'expired';
+  const { accountId } = query;
+  let scope: Iterable<string>;
+  if (accountId === undefined) scope = onlyPending ? state.pendingAll : state.records.keys();
+  else if (onlyPending) scope = state.pending.get(accountId) ?? [];
+  else scope = state.accounts.get(accountId)?.ids ?? [];
+  const ids = [...scope];
+  const before = query.cursor === undefined ? Infinity : Number(query.cursor);
+  const limit = pageSize(query.limit);
+  const items: ApprovalRecord[] = [];
+  for (let index = ids.length - 1; index >= 0; index -= 1) {
+    const id = ids[index]!;
+    const seq = state.seqOf.get(id) ?? 0;
+    if (!(seq < before)) continue;
+    const record = state.records.get(id);
+    if (!record || !requestMatches(record, query)) continue;
+    if (items.length === limit)
+      return { items, nextCursor: String(state.seqOf.get(items.at(-1)!.id)) };
+    items.push(record);
+  }
+  return { items };
 }
 
 /**
@@ -262,7 +261,14 @@ export function createInMemoryApprovalStore(
 ): ApprovalStore {
   checkOptions(
     options,
-    { perSession: true, perAccount: true, total: true, now: true },
+    {
+      perSession: true,
+      perAccount: true,
+      total: true,
+      standingGrants: true,
+      audit: true,
+      now: true,
+    },
     'createInMemoryApprovalStore()',
   );
   const quotas = resolveApprovalQuotas(options, 'createInMemoryApprovalStore');
@@ -274,7 +280,12 @@ export function createInMemoryApprovalStore(
     sessions: new Map(),
     totalChars: 0,
     lastSweep: 0,
+    seqOf: new Map(),
+    nextSeq: 0,
+    pending: new Map(),
+    pendingAll: new Set(),
   };
+  const extras: MemoryExtras = createMemoryExtras(quotas, state.now);
 
   return {
     async create(record) {
@@ -292,5 +303,9 @@ export function createInMemoryApprovalStore(
     async transition(id, from, to, patch = {}) {
       return transitionRecord(state, id, from, to, patch);
     },
+    async listRequests(query) {
+      return listRecords(state, query);
+    },
+    ...extras,
   };
 }

@@ -1,3 +1,4 @@
+import type { AuditRetention, StandingGrantQuota } from '../../gateway/approval/quotas.js';
 import type { ApprovalQuota, ApprovalStore } from '../../gateway/approval/store.js';
 
 /** Quotas a conformance check asks its store for (small ones, so they can be reached). */
@@ -5,6 +6,8 @@ export interface ApprovalStoreQuotas {
   perSession?: Partial<ApprovalQuota>;
   perAccount?: Partial<ApprovalQuota>;
   total?: Partial<ApprovalQuota>;
+  standingGrants?: Partial<StandingGrantQuota>;
+  audit?: Partial<AuditRetention>;
 }
 
 /**

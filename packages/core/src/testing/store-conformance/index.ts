@@ -1,4 +1,5 @@
-// Conformance suites for store implementations (ApprovalStore, MemoryBackend): framework-neutral,
+// Conformance suites for store implementations (ApprovalStore, CredentialStore, ExecutionStore,
+// MemoryBackend): framework-neutral,
 // they resolve to a list of failures.
 export {
   type ApprovalStoreCheckOptions,
@@ -6,6 +7,16 @@ export {
   type ApprovalStoreQuotas,
   checkApprovalStore,
 } from './approval-store-checks.js';
+export {
+  type CredentialStoreCheckOptions,
+  type CredentialStoreFactory,
+  checkCredentialStore,
+} from './credential-store-checks.js';
+export {
+  checkExecutionStore,
+  type ExecutionStoreCheckOptions,
+  type ExecutionStoreFactory,
+} from './execution-store-checks.js';
 export {
   checkMemoryBackend,
   type MemoryBackendCheckOptions,

@@ -2,7 +2,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type ApprovalStore, createInMemoryApprovalStore } from '../../gateway/approval/store.js';
+import {
+  type ApprovalRecord,
+  type ApprovalStore,
+  createInMemoryApprovalStore,
+} from '../../gateway/approval/store.js';
 import {
   createFileMemoryBackend,
   createInMemoryMemoryBackend,
@@ -53,6 +57,59 @@ describe('store conformance suites', () => {
     const failures = await checkApprovalStore(() => createInMemoryApprovalStore());
     expect(failures.some((failure) => failure.startsWith('a full session drops'))).toBe(true);
     expect(failures.some((failure) => failure.startsWith('a full store refuses'))).toBe(true);
+  });
+
+  it('the approval suite fails a store whose listings ignore the account', async () => {
+    const failures = await checkApprovalStore((quotas) => {
+      const inner = createInMemoryApprovalStore(quotas);
+      const leaky: ApprovalStore = {
+        ...inner,
+        listRequests: ({ accountId: _, ...query }) => inner.listRequests(query),
+        listAudit: ({ accountId: _, ...query }) => inner.listAudit(query),
+      };
+      return leaky;
+    });
+    expect(failures.some((failure) => failure.includes('the other account’s requests'))).toBe(true);
+    expect(failures.some((failure) => failure.includes('a look-alike account'))).toBe(true);
+  });
+
+  it('the approval suite fails a store whose revocation is not a compare-and-set', async () => {
+    const failures = await checkApprovalStore((quotas) => {
+      const inner = createInMemoryApprovalStore(quotas);
+      const racy: ApprovalStore = {
+        ...inner,
+        async revokeStandingGrant(id, revokedAt) {
+          const grant = await inner.getStandingGrant(id);
+          if (!grant || grant.revokedAt !== undefined) return undefined;
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          await inner.saveStandingGrant({ ...grant, revokedAt });
+          return { ...grant, revokedAt };
+        },
+      };
+      return racy;
+    });
+    expect(failures.some((failure) => failure.includes('one of 20 concurrent revokes'))).toBe(true);
+  });
+
+  it('the approval suite fails a store that keeps edited arguments in a tombstone', async () => {
+    const failures = await checkApprovalStore((quotas) => {
+      const inner = createInMemoryApprovalStore(quotas);
+      const kept = new Map<string, ApprovalRecord>();
+      const keeping: ApprovalStore = {
+        ...inner,
+        async transition(id, from, to, patch) {
+          const next = await inner.transition(id, from, to, patch);
+          if (next && to === 'consumed' && next.edited)
+            kept.set(id, { ...next, arguments: {}, argumentsChars: 0 });
+          return next;
+        },
+        get: async (id) => kept.get(id) ?? inner.get(id),
+      };
+      return keeping;
+    });
+    expect(
+      failures.some((failure) => failure.includes('neither the arguments nor the edited')),
+    ).toBe(true);
   });
 
   it('the memory suite fails a backend that shares memories across scopes', async () => {

@@ -219,6 +219,8 @@ describe('web_fetch against an allowlisted local server', () => {
       10_000,
       env.gateway.invoke(web.webFetch, { url: `${server.origin}/article` }),
     );
+    // Named first, so a fallback shows why it happened.
+    expect(result['fallback_reason']).toBeUndefined();
     expect(result).toMatchObject({
       ok: true,
       status_code: 200,
