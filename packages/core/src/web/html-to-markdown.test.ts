@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
+import { watchLoop } from '../util/test-fixtures/watch-loop.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
 import { liveHtmlWorkers } from './html-worker-pool.js';
-import { watchLoop } from './test-fixtures/watch-loop.js';
 
 const paragraph = 'Readable paragraph text that goes on for a while to look like an article. ';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { watchLoop } from '../util/test-fixtures/watch-loop.js';
 import { htmlToText } from './html-to-text.js';
-import { watchLoop } from './test-fixtures/watch-loop.js';
 
 describe('htmlToText (the fallback)', () => {
   it('strips tags, drops scripts, styles and comments, decodes entities, one line per block', async () => {

@@ -3,8 +3,8 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runWithInvocationContext } from '../../context/invocation-context.js';
 import { createToolGateway } from '../../gateway/create-tool-gateway.js';
+import { watchLoop } from '../../util/test-fixtures/watch-loop.js';
 import type { ResolvedAddress } from '../resolver.js';
-import { watchLoop } from '../test-fixtures/watch-loop.js';
 import { createWebToolset, webToolsetFromEnv } from './index.js';
 import {
   type CountingServer,
