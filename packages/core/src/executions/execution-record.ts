@@ -1,3 +1,5 @@
+import type { Mutable } from '../util/mutable.js';
+
 /**
  * Where a call is in its life: `started` (written before the tool ran), `succeeded`, `failed`
  * (the tool or the gateway answered `ok: false`, or the call paused to ask), `unknown` (stopped
@@ -89,3 +91,39 @@ export const isRetryOf = (previous: ExecutionRecord, next: ExecutionRecord): boo
   previous.status === 'failed' &&
   previous.toolName === next.toolName &&
   previous.argsDigest === next.argsDigest;
+
+/**
+ * A frozen copy of `record`, with another attempt number and its end applied when given: built
+ * field by field (V8 freezes an object made by spreading slowly, and the in-memory store does
+ * this on every call).
+ */
+export function frozenRecord(
+  record: ExecutionRecord,
+  attempt: number = record.attempt,
+  end?: ExecutionEnd,
+): ExecutionRecord {
+  const copy: Mutable<ExecutionRecord> = {
+    id: record.id,
+    callId: record.callId,
+    callIdGiven: record.callIdGiven,
+    toolName: record.toolName,
+    argsDigest: record.argsDigest,
+    accountId: record.accountId,
+    userId: record.userId,
+    sessionId: record.sessionId,
+    status: end ? end.status : record.status,
+    attempt,
+    startedAt: record.startedAt,
+    deadlineAt: record.deadlineAt,
+    expiresAt: record.expiresAt,
+  };
+  if (record.invocationId !== undefined) copy.invocationId = record.invocationId;
+  if (record.approvalId !== undefined) copy.approvalId = record.approvalId;
+  if (record.standingGrantId !== undefined) copy.standingGrantId = record.standingGrantId;
+  const ended = end ?? record;
+  if (ended.endedAt !== undefined) copy.endedAt = ended.endedAt;
+  if (ended.errorType !== undefined) copy.errorType = ended.errorType;
+  if (ended.resultHandle !== undefined) copy.resultHandle = ended.resultHandle;
+  if (ended.resultJson !== undefined) copy.resultJson = ended.resultJson;
+  return Object.freeze(copy);
+}

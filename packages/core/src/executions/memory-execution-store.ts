@@ -1,4 +1,5 @@
 import { checkOptions } from '../errors/check-options.js';
+import { Chain, type Chained } from '../util/chain.js';
 import { pageOfRecords } from './execution-listing.js';
 import {
   type ExecutionQuotaOptions,
@@ -9,6 +10,7 @@ import {
 import {
   type ExecutionEnd,
   type ExecutionRecord,
+  frozenRecord,
   isRetryOf,
   outcomeOfRecord,
 } from './execution-record.js';
@@ -23,22 +25,39 @@ export interface InMemoryExecutionStoreOptions extends ExecutionQuotaOptions {
 /** One session's records: by call id, and in insertion order. */
 interface SessionState {
   readonly calls: Map<string, Entry>;
-  readonly order: Set<Entry>;
+  readonly order: Chain<Entry>;
 }
 
 /** One account's sessions, its records in insertion order, and the size of its inline results. */
 interface AccountState {
   readonly sessions: Map<string, SessionState>;
-  readonly order: Set<Entry>;
+  readonly order: Chain<Entry>;
   resultChars: number;
 }
 
-/** A stored record, its insertion number (what listing pages by) and where it is indexed. */
-interface Entry {
-  record: ExecutionRecord;
-  readonly seq: number;
-  readonly account: AccountState;
-  readonly session: SessionState;
+/**
+ * A stored record, its insertion number (what listing pages by), where it is indexed, and its
+ * neighbours in the store's (chain 0), the account's (1) and the session's (2) order.
+ */
+class Entry implements Chained<Entry> {
+  prev0: Entry | undefined;
+  next0: Entry | undefined;
+  prev1: Entry | undefined;
+  next1: Entry | undefined;
+  prev2: Entry | undefined;
+  next2: Entry | undefined;
+
+  constructor(
+    public record: ExecutionRecord,
+    readonly seq: number,
+    readonly account: AccountState,
+    readonly session: SessionState,
+  ) {}
+}
+
+/** `end` without its inline result (one over the account's whole result quota). */
+function withoutResult({ resultJson: _, ...end }: ExecutionEnd): ExecutionEnd {
+  return end;
 }
 
 /**
@@ -62,7 +81,7 @@ export function createInMemoryExecutionStore(
   );
   const clock = options.now ?? Date.now;
   const byId = new Map<string, Entry>();
-  const all = new Set<Entry>();
+  const all = new Chain<Entry>(0);
   const accounts = new Map<string, AccountState>();
   let nextSeq = 0;
   let resultChars = 0;
@@ -70,7 +89,7 @@ export function createInMemoryExecutionStore(
   const accountOf = (accountId: string): AccountState => {
     let account = accounts.get(accountId);
     if (!account) {
-      account = { sessions: new Map(), order: new Set(), resultChars: 0 };
+      account = { sessions: new Map(), order: new Chain(1), resultChars: 0 };
       accounts.set(accountId, account);
     }
     return account;
@@ -78,7 +97,7 @@ export function createInMemoryExecutionStore(
   const sessionOf = (account: AccountState, sessionId: string): SessionState => {
     let session = account.sessions.get(sessionId);
     if (!session) {
-      session = { calls: new Map(), order: new Set() };
+      session = { calls: new Map(), order: new Chain(2) };
       account.sessions.set(sessionId, session);
     }
     return session;
@@ -87,9 +106,9 @@ export function createInMemoryExecutionStore(
   const drop = (entry: Entry): void => {
     const { record, account, session } = entry;
     byId.delete(record.id);
-    all.delete(entry);
-    account.order.delete(entry);
-    session.order.delete(entry);
+    all.remove(entry);
+    account.order.remove(entry);
+    session.order.remove(entry);
     if (session.calls.get(record.callId) === entry) session.calls.delete(record.callId);
     if (record.resultJson) {
       account.resultChars -= record.resultJson.length;
@@ -102,25 +121,25 @@ export function createInMemoryExecutionStore(
   /**
    * When a scope is full: drops its records oldest first — expired ones, and ended ones until a
    * tenth of the limit is free (so the next calls do not scan again). Running records stay.
-   * `size` is the count the limit applies to (the scope's own, or the whole store's).
+   * `counted` is what the limit applies to (the scope itself, or the whole store). With
+   * `endedToo` false, only expired records go, from the whole scope. Says whether it scanned.
    */
   const makeRoom = (
-    scope: Set<Entry>,
-    size: () => number,
+    scope: Chain<Entry>,
+    counted: Chain<Entry>,
     limit: number,
     now: number,
     endedToo = true,
-  ): void => {
-    if (size() < limit) return;
+  ): boolean => {
+    if (counted.size < limit) return false;
     const target = limit - Math.max(1, Math.floor(limit / 10));
     for (const entry of scope) {
+      if (endedToo && counted.size <= target) break;
       const { record } = entry;
-      if (
-        record.expiresAt <= now ||
-        (endedToo && size() > target && outcomeOfRecord(record, now) !== 'running')
-      )
+      if (record.expiresAt <= now || (endedToo && outcomeOfRecord(record, now) !== 'running'))
         drop(entry);
     }
+    return true;
   };
 
   let lastStoreSweep = 0;
@@ -129,13 +148,14 @@ export function createInMemoryExecutionStore(
    * second), then the calling account's own oldest ended ones — never another account's live
    * records.
    */
-  const makeRoomInStore = (account: AccountState, now: number): void => {
-    if (all.size < quotas.total) return;
+  const makeRoomInStore = (account: AccountState, now: number): boolean => {
+    if (all.size < quotas.total) return false;
     if (now - lastStoreSweep >= 1_000) {
       lastStoreSweep = now;
-      makeRoom(all, () => all.size, quotas.total, now, false);
+      makeRoom(all, all, quotas.total, now, false);
     }
-    makeRoom(account.order, () => all.size, quotas.total, now);
+    makeRoom(account.order, all, quotas.total, now);
+    return true;
   };
 
   /**
@@ -175,49 +195,51 @@ export function createInMemoryExecutionStore(
         }
         drop(previous);
       }
-      // A drop forgets a scope it empties: look the scopes up again after each step.
-      const inSession = sessionOf(accountOf(record.accountId), record.sessionId).order;
-      makeRoom(inSession, () => inSession.size, quotas.perSession, now);
-      const inAccount = accountOf(record.accountId).order;
-      makeRoom(inAccount, () => inAccount.size, quotas.perAccount, now);
-      makeRoomInStore(accountOf(record.accountId), now);
-      const account = accountOf(record.accountId);
-      const session = sessionOf(account, record.sessionId);
+      let account = accountOf(record.accountId);
+      let session = sessionOf(account, record.sessionId);
+      // A drop forgets a scope it empties: after a scan, look the scopes up again.
+      if (
+        makeRoom(session.order, session.order, quotas.perSession, now) ||
+        makeRoom(account.order, account.order, quotas.perAccount, now) ||
+        makeRoomInStore(account, now)
+      ) {
+        account = accountOf(record.accountId);
+        makeRoom(account.order, account.order, quotas.perAccount, now);
+        makeRoomInStore(accountOf(record.accountId), now);
+        account = accountOf(record.accountId);
+        session = sessionOf(account, record.sessionId);
+      }
       if (
         session.order.size >= quotas.perSession ||
         account.order.size >= quotas.perAccount ||
         all.size >= quotas.total
       )
         throw executionQuotaExceeded(record);
-      const stored = Object.freeze({ ...record, attempt });
-      const entry: Entry = { record: stored, seq: nextSeq++, account, session };
+      const stored = frozenRecord(record, attempt);
+      const entry = new Entry(stored, nextSeq++, account, session);
+      all.push(entry);
+      account.order.push(entry);
+      session.order.push(entry);
       if (stored.resultJson !== undefined) {
         account.resultChars += stored.resultJson.length;
         resultChars += stored.resultJson.length;
       }
       byId.set(stored.id, entry);
-      all.add(entry);
-      entry.account.order.add(entry);
-      entry.session.order.add(entry);
-      entry.session.calls.set(stored.callId, entry);
+      session.calls.set(stored.callId, entry);
       return { created: true, record: stored };
     },
 
     complete(id, end: ExecutionEnd) {
       const entry = byId.get(id);
       if (entry?.record.status !== 'started') return undefined;
-      const resultJson =
-        end.resultJson !== undefined && end.resultJson.length <= quotas.resultCharsPerAccount
-          ? end.resultJson
-          : undefined;
-      entry.record = Object.freeze({
-        ...entry.record,
-        status: end.status,
-        endedAt: end.endedAt,
-        ...(end.errorType !== undefined ? { errorType: end.errorType } : {}),
-        ...(end.resultHandle !== undefined ? { resultHandle: end.resultHandle } : {}),
-        ...(resultJson !== undefined ? { resultJson } : {}),
-      });
+      const kept =
+        end.resultJson === undefined || end.resultJson.length <= quotas.resultCharsPerAccount;
+      entry.record = frozenRecord(
+        entry.record,
+        entry.record.attempt,
+        kept ? end : withoutResult(end),
+      );
+      const { resultJson } = entry.record;
       if (resultJson !== undefined) {
         entry.account.resultChars += resultJson.length;
         resultChars += resultJson.length;
@@ -244,7 +266,7 @@ export function createInMemoryExecutionStore(
           : query.sessionId !== undefined
             ? account?.sessions.get(query.sessionId)?.order
             : account?.order;
-      const entries = [...(scope ?? [])];
+      const entries = scope ? scope.toArray() : [];
       return pageOfRecords(
         entries,
         (entry) => entry.record,

@@ -14,6 +14,7 @@ import {
 import type { Awaitable, ExecutionBegin, ExecutionStore } from '../executions/execution-store.js';
 import type { Tool } from '../tool/tool.js';
 import { canonicalDigest } from '../util/canonical-json.js';
+import type { Mutable } from '../util/mutable.js';
 import { echoValue } from '../util/sanitize-message.js';
 import { isThenable } from '../util/thenable.js';
 import type { GrantedCall } from './approval/gate.js';
@@ -204,7 +205,8 @@ export function createExecutionRecorder(
     const now = Date.now();
     const { context, grant } = call;
     const deadlineAt = now + call.timeoutMs + DEADLINE_MARGIN_MS;
-    return {
+    // Built field by field: this runs on every call.
+    const record: Mutable<ExecutionRecord> = {
       id: nextId(),
       callId: recordedCallId(call.callId),
       callIdGiven: call.callIdGiven,
@@ -213,12 +215,6 @@ export function createExecutionRecorder(
       accountId: context.accountId ?? '',
       userId: context.userId ?? '',
       sessionId: context.sessionId ?? '',
-      ...(context.invocationId !== undefined ? { invocationId: context.invocationId } : {}),
-      ...(grant && grant.how !== 'policy'
-        ? grant.how === 'standing_grant'
-          ? { standingGrantId: grant.approvalId }
-          : { approvalId: grant.approvalId }
-        : {}),
       status: 'started',
       attempt: 1,
       startedAt: now,
@@ -226,6 +222,10 @@ export function createExecutionRecorder(
       // A record outlives its call: a running one is never dropped as expired.
       expiresAt: Math.max(now + settings.retentionMs, deadlineAt + DEADLINE_MARGIN_MS),
     };
+    if (context.invocationId !== undefined) record.invocationId = context.invocationId;
+    if (grant?.how === 'standing_grant') record.standingGrantId = grant.approvalId;
+    else if (grant && grant.how !== 'policy') record.approvalId = grant.approvalId;
+    return record;
   };
 
   /** The result a succeeded record kept, or `undefined`. */
@@ -291,7 +291,8 @@ export function createExecutionRecorder(
   };
 
   const created = (record: ExecutionRecord): Begun => {
-    running.add(record.id);
+    // Only a call the caller named can have a duplicate waiting on it.
+    if (record.callIdGiven) running.add(record.id);
     return { record };
   };
 
@@ -324,11 +325,13 @@ export function createExecutionRecorder(
     ended: ExecutionRecord | undefined,
     result: ToolResult,
   ): void => {
-    running.delete(record.id);
-    const waiters = waiting.get(record.id);
-    if (waiters) {
-      waiting.delete(record.id);
-      for (const wake of waiters) wake(result);
+    if (record.callIdGiven) {
+      running.delete(record.id);
+      const waiters = waiting.get(record.id);
+      if (waiters) {
+        waiting.delete(record.id);
+        for (const wake of waiters) wake(result);
+      }
     }
     if (ended && settings.onExecution) {
       try {
@@ -381,18 +384,16 @@ export function createExecutionRecorder(
 
     end(record, call, result) {
       const status = statusOf(result);
-      const errorType = status === 'succeeded' ? undefined : String(result['error_type'] ?? '');
-      const base: ExecutionEnd = {
-        status,
-        endedAt: Date.now(),
-        ...(errorType !== undefined ? { errorType } : {}),
-      };
+      const base: Mutable<ExecutionEnd> = { status, endedAt: Date.now() };
+      if (status !== 'succeeded') base.errorType = String(result['error_type'] ?? '');
       // Only a call the caller named can be replayed: only its result is worth keeping (a failed
       // one too, for the duplicates that waited on it).
       if (status === 'unknown' || !record.callIdGiven) return complete(record, base, result);
       const json = JSON.stringify(result);
-      if (settings.results === 'inline' && json.length <= MAX_INLINE_RESULT_CHARS)
-        return complete(record, { ...base, resultJson: json }, result);
+      if (settings.results === 'inline' && json.length <= MAX_INLINE_RESULT_CHARS) {
+        base.resultJson = json;
+        return complete(record, base, result);
+      }
       return persistToStore(
         Buffer.from(json, 'utf8'),
         resultStem(record.callId, 'result'),

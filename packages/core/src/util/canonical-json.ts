@@ -3,7 +3,13 @@ import { hash } from 'node:crypto';
 /** Deeper values are refused: canonical JSON is for tool arguments, which are capped far below. */
 const MAX_DEPTH = 1_000;
 
-function serialize(value: unknown, ancestors: Set<object>, depth: number): string | undefined {
+/**
+ * The values being serialised, outermost first: a cycle is a value already on it. An array, not a
+ * `Set`: arguments are shallow, and a lookup over a few items costs less than making a set.
+ */
+type Ancestors = object[];
+
+function serialize(value: unknown, ancestors: Ancestors): string | undefined {
   switch (typeof value) {
     case 'string':
       return JSON.stringify(value);
@@ -23,34 +29,47 @@ function serialize(value: unknown, ancestors: Set<object>, depth: number): strin
   }
   if (value === null) return 'null';
   const object = value as object;
-  if (ancestors.has(object)) throw new TypeError('Cannot canonicalise a cyclic value.');
-  if (depth > MAX_DEPTH) throw new TypeError('Cannot canonicalise a value nested this deep.');
-  ancestors.add(object);
+  if (ancestors.includes(object)) throw new TypeError('Cannot canonicalise a cyclic value.');
+  if (ancestors.length > MAX_DEPTH)
+    throw new TypeError('Cannot canonicalise a value nested this deep.');
+  ancestors.push(object);
   try {
-    if (Array.isArray(object)) {
-      const items = object.map((item) => serialize(item, ancestors, depth + 1) ?? 'null');
-      return `[${items.join(',')}]`;
-    }
-    // Maps and Sets would serialise as `{}` and hide their content: tag them instead.
-    if (object instanceof Map) {
-      const entries = [...object.entries()].map(([key, item]) => [key, item]);
-      return `{"$map":${serialize(entries, ancestors, depth + 1)}}`;
-    }
-    if (object instanceof Set) return `{"$set":${serialize([...object], ancestors, depth + 1)}}`;
-    if (typeof (object as { toJSON?: unknown }).toJSON === 'function') {
-      return serialize((object as { toJSON(): unknown }).toJSON(), ancestors, depth + 1);
-    }
-    // Own enumerable string keys only, read as plain members: a key named `__proto__` is data
-    // here, exactly as the tool (or a server receiving JSON) sees it.
-    const members: string[] = [];
-    for (const key of Object.keys(object).sort()) {
-      const item = serialize((object as Record<string, unknown>)[key], ancestors, depth + 1);
-      if (item !== undefined) members.push(`${JSON.stringify(key)}:${item}`);
-    }
-    return `{${members.join(',')}}`;
+    return serializeObject(object, ancestors);
   } finally {
-    ancestors.delete(object);
+    ancestors.pop();
   }
+}
+
+function serializeObject(object: object, ancestors: Ancestors): string | undefined {
+  if (Array.isArray(object)) {
+    let text = '[';
+    for (let index = 0; index < object.length; index += 1) {
+      if (index > 0) text += ',';
+      text += serialize(object[index], ancestors) ?? 'null';
+    }
+    return `${text}]`;
+  }
+  // Maps and Sets would serialise as `{}` and hide their content: tag them instead.
+  if (object instanceof Map) {
+    const entries = [...object.entries()].map(([key, item]) => [key, item]);
+    return `{"$map":${serialize(entries, ancestors)}}`;
+  }
+  if (object instanceof Set) return `{"$set":${serialize([...object], ancestors)}}`;
+  if (typeof (object as { toJSON?: unknown }).toJSON === 'function') {
+    return serialize((object as { toJSON(): unknown }).toJSON(), ancestors);
+  }
+  // Own enumerable string keys only, read as plain members: a key named `__proto__` is data
+  // here, exactly as the tool (or a server receiving JSON) sees it.
+  const keys = Object.keys(object);
+  if (keys.length > 1) keys.sort();
+  let text = '{';
+  for (const key of keys) {
+    const item = serialize((object as Record<string, unknown>)[key], ancestors);
+    if (item === undefined) continue;
+    if (text.length > 1) text += ',';
+    text += `${JSON.stringify(key)}:${item}`;
+  }
+  return `${text}}`;
 }
 
 /**
@@ -67,7 +86,7 @@ function serialize(value: unknown, ancestors: Set<object>, depth: number): strin
  * ```
  */
 export function canonicalJson(value: unknown): string {
-  return serialize(value, new Set(), 0) ?? 'null';
+  return serialize(value, []) ?? 'null';
 }
 
 /**
