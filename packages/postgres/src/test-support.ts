@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, inject, it } from 'vitest';
 import { freePort } from '../../../test-support/free-port.js';
-import { fixtureRunner } from '../../../test-support/run-fixture.js';
+import { fixtureRunner, fixtureStarter } from '../../../test-support/run-fixture.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -39,6 +39,9 @@ export function describeWithPostgres(name: string, body: () => void): void {
 
 /** Runs a test fixture in its own `node` process (TypeScript sources through tsx). */
 export const runFixture = fixtureRunner(import.meta.url);
+
+/** Starts a test fixture of this package and tells when it printed a given line. */
+export const startFixture = fixtureStarter(import.meta.url);
 
 /** A port nothing listens on. */
 export const closedPort = freePort;

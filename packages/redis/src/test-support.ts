@@ -6,10 +6,13 @@ import { describe, inject, it } from 'vitest';
 export { testApprovalRecord } from '../../../test-support/approval-record.js';
 export { freePort } from '../../../test-support/free-port.js';
 
-import { fixtureRunner } from '../../../test-support/run-fixture.js';
+import { fixtureRunner, fixtureStarter } from '../../../test-support/run-fixture.js';
 
 /** Runs a test fixture of this package in its own `node` process (TypeScript through tsx). */
 export const runFixture = fixtureRunner(import.meta.url);
+
+/** Starts a test fixture of this package and tells when it printed a given line. */
+export const startFixture = fixtureStarter(import.meta.url);
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -6,6 +6,7 @@ import {
 } from '../../context/invocation-context.js';
 import { defineTool } from '../../tool/define-tool.js';
 import type { ToolPolicyInput } from '../../tool/policy.js';
+import { cpuTimeOf } from '../../util/test-fixtures/cpu-time.js';
 import { createToolGateway } from '../create-tool-gateway.js';
 import { isApprovalRequired, type ToolResult } from '../results.js';
 import type { ApprovalDecidedEvent } from './gate.js';
@@ -123,11 +124,13 @@ describe('the inbox', () => {
       for (let index = 0; index < 10_000; index += 1)
         await gateway.invoke(t, { amount: index, to: 'x' });
     });
+    // CPU time, not wall-clock: CI runs every package's tests at once on two cores.
     const times: number[] = [];
     for (let round = 0; round < 7; round += 1) {
-      const started = performance.now();
-      const page = await as(a, () => gateway.listApprovalRequests({ limit: 100 }));
-      times.push(performance.now() - started);
+      const { value: page, cpuMs } = await cpuTimeOf(() =>
+        as(a, () => gateway.listApprovalRequests({ limit: 100 })),
+      );
+      times.push(cpuMs);
       expect(page.items).toHaveLength(100);
     }
     times.sort((x, y) => x - y);
