@@ -69,7 +69,11 @@ export interface ExecutionStore {
   complete(id: string, end: ExecutionEnd): Awaitable<ExecutionRecord | undefined>;
   /** The record with this id, if the store still holds it. */
   get(id: string): Awaitable<ExecutionRecord | undefined>;
-  /** The unexpired record of one call (account, session, call id), if any. */
+  /**
+   * The unexpired record of one call the caller named (account, session, call id), if any. A
+   * call id the gateway made up (`callIdGiven: false`) is never delivered again: a store need not
+   * index it.
+   */
   findCall(call: {
     readonly accountId: string;
     readonly sessionId: string;

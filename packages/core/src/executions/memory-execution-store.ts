@@ -22,7 +22,7 @@ export interface InMemoryExecutionStoreOptions extends ExecutionQuotaOptions {
   now?: () => number;
 }
 
-/** One session's records: by call id, and in insertion order. */
+/** One session's records: by call id (the calls the caller named), and in insertion order. */
 interface SessionState {
   readonly calls: Map<string, Entry>;
   readonly order: Chain<Entry>;
@@ -109,7 +109,8 @@ export function createInMemoryExecutionStore(
     all.remove(entry);
     account.order.remove(entry);
     session.order.remove(entry);
-    if (session.calls.get(record.callId) === entry) session.calls.delete(record.callId);
+    if (record.callIdGiven && session.calls.get(record.callId) === entry)
+      session.calls.delete(record.callId);
     if (record.resultJson) {
       account.resultChars -= record.resultJson.length;
       resultChars -= record.resultJson.length;
@@ -182,10 +183,10 @@ export function createInMemoryExecutionStore(
     inMemory: true,
     begin(record): ExecutionBegin {
       const now = clock();
-      const previous = accounts
-        .get(record.accountId)
-        ?.sessions.get(record.sessionId)
-        ?.calls.get(record.callId);
+      // A call id the gateway made up is never delivered again: no lookup, no index.
+      const previous = record.callIdGiven
+        ? accounts.get(record.accountId)?.sessions.get(record.sessionId)?.calls.get(record.callId)
+        : undefined;
       let attempt = record.attempt;
       if (previous) {
         if (previous.record.expiresAt > now) {
@@ -225,7 +226,7 @@ export function createInMemoryExecutionStore(
         resultChars += stored.resultJson.length;
       }
       byId.set(stored.id, entry);
-      session.calls.set(stored.callId, entry);
+      if (stored.callIdGiven) session.calls.set(stored.callId, entry);
       return { created: true, record: stored };
     },
 

@@ -196,6 +196,29 @@ describe('execution records', () => {
     });
   });
 
+  it('calls without a call id are recorded and make room like any other, beside named ones', async () => {
+    const runs: unknown[] = [];
+    const store = createInMemoryExecutionStore({ quotas: { perSession: 10 } });
+    const gateway = createToolGateway({ env, approvalMode: 'full', executions: { store } });
+    const tool = noteTool(runs);
+    await as(alice, async () => {
+      await gateway.invoke(tool, { text: 'named' }, { callId: 'n1' });
+      for (let index = 0; index < 25; index += 1) await gateway.invoke(tool, { text: `u${index}` });
+    });
+    const { items } = await as(alice, () => gateway.executions({ limit: 50 }));
+    expect(items.length).toBeLessThanOrEqual(10);
+    expect(items.every((item) => item.outcome === 'succeeded' && !item.callIdGiven)).toBe(true);
+    expect(new Set(items.map((item) => item.callId)).size).toBe(items.length);
+    // The named call's record made room too: its replay now runs again, as a new call.
+    expect(
+      await as(alice, () => gateway.invoke(tool, { text: 'named' }, { callId: 'n1' })),
+    ).toMatchObject({
+      ok: true,
+      run: 27,
+    });
+    expect(runs).toHaveLength(27);
+  });
+
   it('a session full of running calls refuses the next (nothing runs) without touching another account', {
     timeout: 5_000,
   }, async () => {
