@@ -12,7 +12,7 @@ import { principalOf } from './approval/approval-owner.js';
 import type { ApprovalMode } from './approval/mode.js';
 import { policyRequiresApproval } from './approval/policy.js';
 import { createExecutionRecorder } from './execution-recorder.js';
-import { type GatedCallContext, runGatedCall } from './gated-call.js';
+import { type GatedCallContext, pendingApprovalOf, runGatedCall } from './gated-call.js';
 import { createGatewayApprovals } from './gateway-approvals.js';
 import { lazyCredentialBroker, registerStoredTokenLookup } from './gateway-credentials.js';
 import { listExecutions } from './gateway-executions.js';
@@ -200,6 +200,22 @@ export function createToolGateway(options: ToolGatewayOptions = {}): ToolGateway
     revokeCredential: async (credentialId, revocation = {}) =>
       credentials().revoke(credentialId, personOf(revocation.principal)),
     executions: async (query = {}) => listExecutions(settings.executions.store, query),
+
+    async pendingApproval(tool, rawArgs, callOptions = {}) {
+      try {
+        return await pendingApprovalOf(
+          tool,
+          rawArgs,
+          callOptions,
+          callOptions.callId ?? nextCallId(),
+          calls,
+        );
+      } catch (error) {
+        // A store that fails: the call is invoked, and its own check tells the model.
+        reportHookError(error, 'pendingApproval');
+        return undefined;
+      }
+    },
 
     requiresApproval(tool) {
       return policyRequiresApproval(tool.policy, modeFor(getInvocationContextOrEmpty()));

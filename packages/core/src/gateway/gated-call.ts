@@ -23,7 +23,14 @@ import {
   splitResultMedia,
   toPlainJson,
 } from './plain-result.js';
-import { accountedTimeout, failedResult, gatewayFailure, type ToolResult } from './results.js';
+import {
+  type ApprovalRequiredResult,
+  accountedTimeout,
+  failedResult,
+  gatewayFailure,
+  isApprovalRequired,
+  type ToolResult,
+} from './results.js';
 import { type RawOutcome, runWithTimeout } from './run-with-timeout.js';
 import type { ToolCallTrace } from './tool-tracing.js';
 import { validateToolInput } from './validate-input.js';
@@ -339,4 +346,42 @@ function withEdit(result: ToolResult, edited: Record<string, unknown>): ToolResu
     edit_note:
       'The user edited the arguments of this call before approving it; it ran with edited_arguments, not the arguments you sent.',
   } as ToolResult;
+}
+
+/**
+ * The `approval_required` envelope the call would stop with (its request made now when new), or
+ * `undefined` when it would not stop for a human: it runs, or something else answers it (invalid
+ * arguments, a standing decision, a used or rejected request) when it is invoked.
+ */
+export function pendingApprovalOf(
+  tool: Tool,
+  rawArgs: unknown,
+  options: ToolCallOptions,
+  callId: string,
+  at: GatedCallContext,
+): Promise<ApprovalRequiredResult | undefined> {
+  const context = getInvocationContextOrEmpty();
+  return Promise.resolve(
+    andThen(checkedArguments(tool, rawArgs, at.limits), (checked) => {
+      if ('refused' in checked) return undefined;
+      const decided = decideCall(
+        { tool, args: checked.args, callId, invocation: context, mode: at.modeFor(context) },
+        at.policyTimeoutMs,
+      );
+      return andThen(decided, async (decision) => {
+        if ('refused' in decision || !decision.needed) return undefined;
+        const answer = await at.approvals.pendingRequest({
+          tool,
+          args: checked.args,
+          context,
+          callId,
+          callIdGiven: options.callId !== undefined,
+          continuation: options.continuation ?? 'run',
+          approval: undefined,
+          decision,
+        });
+        return answer && isApprovalRequired(answer) ? answer : undefined;
+      });
+    }),
+  );
 }

@@ -15,7 +15,12 @@ import type { StandingGrant, StandingGrantMatch } from './approval/standing-gran
 import type { ApprovalStore } from './approval/store.js';
 import type { ApprovalListStatus, ApprovalPage } from './approval/store-queries.js';
 import type { ArgumentLimits } from './model-arguments.js';
-import type { ApprovalInboxItem, ApprovalRequest, ToolResult } from './results.js';
+import type {
+  ApprovalInboxItem,
+  ApprovalRequest,
+  ApprovalRequiredResult,
+  ToolResult,
+} from './results.js';
 import type { ToolProgressEvent } from './run-with-timeout.js';
 import type { ToolTracingOptions } from './tool-tracing.js';
 
@@ -383,6 +388,21 @@ export interface ToolGateway extends ToolRunner {
    * policy (a tool whose policy is decided per call may still let a given call through).
    */
   requiresApproval(tool: Tool): boolean;
+  /**
+   * Whether this very call would stop for a human, without running it — for frameworks that ask
+   * before they execute (the AI SDK's and OpenAI Agents' `needsApproval`). When it would, its
+   * approval request is made now (as `invoke` would make it: bound to the tool, the exact
+   * arguments, the account, the session and `callId`) and its `approval_required` envelope comes
+   * back; invoking the same call with the grant of that request runs it. `undefined` when the call
+   * would not stop: it runs, or `invoke` answers it otherwise (invalid arguments, a standing
+   * decision, a request already decided or used). Consumes nothing, never throws for what a model
+   * sent.
+   */
+  pendingApproval(
+    tool: Tool,
+    rawArgs: unknown,
+    options?: Pick<ToolCallOptions, 'callId' | 'continuation'>,
+  ): Promise<ApprovalRequiredResult | undefined>;
   /** The gateway's default approval mode (before any request-scoped override). */
   readonly approvalMode: ApprovalMode;
   /** The resolved result budget. */

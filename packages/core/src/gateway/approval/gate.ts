@@ -227,6 +227,13 @@ export interface ApprovalGate {
    * same call, so resuming it with the answer runs it without a second approval.
    */
   continueAfterInput(call: GatedCall, granted: GrantedCall): Promise<void>;
+  /**
+   * The `approval_required` envelope a call that needs a decision would stop with — its pending
+   * request, made now when there is none — or `undefined` when something else answers the call (a
+   * standing decision, an approved, rejected, used or expired request): `check` then does, when
+   * the call is invoked. Consumes nothing.
+   */
+  pendingRequest(call: GatedCall): Promise<GateAnswer | undefined>;
 }
 
 /**
@@ -287,6 +294,37 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
     };
   };
 
+  /** The envelope of the call's pending request, made (and announced) when it is new. */
+  const required = async (
+    call: GatedCall,
+    binding: CallBinding,
+    bindingKey: string,
+    open: ApprovalRecord | undefined,
+    now: number,
+  ): Promise<GateAnswer> => {
+    let record = open;
+    if (!record) {
+      record = newApprovalRecord(
+        binding,
+        bindingKey,
+        { status: 'pending' },
+        factsOf(call, binding, options, now),
+      );
+      await store.create(record);
+      await kit.audit('requested', { record }, { approvalId: record.id, reason: record.why });
+      options.onRequested?.(inboxItemOf(record, now), call.context);
+    }
+    return gatewayFailure(
+      'approval_required',
+      `Calling ${call.tool.name} needs the user's approval. The request was sent to the user; do not retry or work around it, wait for their decision.`,
+      {
+        type: 'approval_required' as const,
+        approval_required: true as const,
+        approval_request: await requestForModel(record, binding, call.callId, budget),
+      },
+    );
+  };
+
   return {
     kit,
     async check(call) {
@@ -306,7 +344,7 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
       if (!call.decision.needed) return NOT_NEEDED;
       const open = await openRecord(kit, call, bindingKey, now);
       if ('answer' in open) return open.answer;
-      let { record } = open;
+      const { record } = open;
       // A call the human already approved must come back with that grant: a standing grant never
       // stands in for it (an edited approval would otherwise run the model's arguments).
       if (cover?.allow && record?.status !== 'approved') {
@@ -322,26 +360,19 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
         );
         return allowed ?? alreadyHandled(call.tool, call.callId);
       }
-      if (!record) {
-        record = newApprovalRecord(
-          binding,
-          bindingKey,
-          { status: 'pending' },
-          factsOf(call, binding, options, now),
-        );
-        await store.create(record);
-        await kit.audit('requested', { record }, { approvalId: record.id, reason: record.why });
-        options.onRequested?.(inboxItemOf(record, now), call.context);
-      }
-      return gatewayFailure(
-        'approval_required',
-        `Calling ${call.tool.name} needs the user's approval. The request was sent to the user; do not retry or work around it, wait for their decision.`,
-        {
-          type: 'approval_required' as const,
-          approval_required: true as const,
-          approval_request: await requestForModel(record, binding, call.callId, budget),
-        },
-      );
+      return required(call, binding, bindingKey, record, now);
+    },
+
+    async pendingRequest(call) {
+      if (!call.decision.needed) return undefined;
+      const now = Date.now();
+      const binding = bindingOf(call.tool, call.args, call.context);
+      const bindingKey = bindingKeyOf(binding, call.callIdGiven ? call.callId : undefined);
+      const cover = await standingCover(kit, call, binding, now);
+      if (cover.deny || cover.allow) return undefined;
+      const record = await store.findOpen(bindingKey, now);
+      if (record && (record.status !== 'pending' || deadlineOf(record) <= now)) return undefined;
+      return required(call, binding, bindingKey, record, now);
     },
 
     async continueAfterInput(call, granted) {
