@@ -36,10 +36,36 @@ function peerAliases(): { find: RegExp; replacement: string }[] {
       : entry.startsWith('.')
         ? []
         : [entry];
-    return names.map((name) => ({
-      find: new RegExp(`^${name.replace(/[/.]/g, '\\$&')}$`),
-      replacement: path.join(dir, name),
-    }));
+    return names.flatMap((name) => packageAliases(name, path.join(dir, name)));
+  });
+}
+
+type ExportTarget = string | { import?: ExportTarget; default?: ExportTarget } | null | undefined;
+
+/** The file an `exports` entry points an ESM import to. */
+function importTarget(target: ExportTarget): string | undefined {
+  if (typeof target === 'string') return target;
+  if (!target) return undefined;
+  return importTarget(target.import) ?? importTarget(target.default);
+}
+
+/**
+ * Aliases for one installed package: each subpath of its `exports` (`ai/test` too, so no entry
+ * mixes two versions) to the file it names, else the package folder itself.
+ */
+function packageAliases(name: string, folder: string): { find: RegExp; replacement: string }[] {
+  const escaped = name.replace(/[/.]/g, '\\$&');
+  const manifest = JSON.parse(readFileSync(path.join(folder, 'package.json'), 'utf8')) as {
+    exports?: Record<string, ExportTarget> | string;
+  };
+  const { exports } = manifest;
+  if (typeof exports !== 'object' || exports === null || !Object.hasOwn(exports, '.'))
+    return [{ find: new RegExp(`^${escaped}$`), replacement: folder }];
+  return Object.entries(exports).flatMap(([subpath, target]) => {
+    const file = importTarget(target);
+    if (!file || subpath.includes('*')) return [];
+    const specifier = `${escaped}${subpath.slice(1).replace(/[/.]/g, '\\$&')}`;
+    return [{ find: new RegExp(`^${specifier}$`), replacement: path.join(folder, file) }];
   });
 }
 

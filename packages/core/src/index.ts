@@ -120,6 +120,7 @@ export {
   type ExecutionListOptions,
   type GatewayCredentialOptions,
   type GatewayExecutionOptions,
+  type PendingApprovalOptions,
   type ToolCallOptions,
   type ToolCallOutcome,
   type ToolEndEvent,

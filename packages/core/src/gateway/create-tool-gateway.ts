@@ -33,6 +33,7 @@ export type {
   ExecutionListOptions,
   GatewayCredentialOptions,
   GatewayExecutionOptions,
+  PendingApprovalOptions,
   ToolCallOptions,
   ToolCallOutcome,
   ToolEndEvent,

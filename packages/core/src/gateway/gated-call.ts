@@ -15,7 +15,7 @@ import { type CallDecision, decideCall } from './approval/call-policy.js';
 import type { ApprovalGate, GateAnswer, GatedCall, GrantedCall } from './approval/gate.js';
 import type { ApprovalMode } from './approval/mode.js';
 import type { CallToRecord, ExecutionRecorder } from './execution-recorder.js';
-import type { ToolCallOptions, ToolGateway } from './gateway-types.js';
+import type { PendingApprovalOptions, ToolCallOptions, ToolGateway } from './gateway-types.js';
 import { type ArgumentLimits, parseModelArguments } from './model-arguments.js';
 import {
   MAX_MEDIA_CHARS,
@@ -356,7 +356,7 @@ function withEdit(result: ToolResult, edited: Record<string, unknown>): ToolResu
 export function pendingApprovalOf(
   tool: Tool,
   rawArgs: unknown,
-  options: ToolCallOptions,
+  options: PendingApprovalOptions,
   callId: string,
   at: GatedCallContext,
 ): Promise<ApprovalRequiredResult | undefined> {
@@ -370,16 +370,19 @@ export function pendingApprovalOf(
       );
       return andThen(decided, async (decision) => {
         if ('refused' in decision || !decision.needed) return undefined;
-        const answer = await at.approvals.pendingRequest({
-          tool,
-          args: checked.args,
-          context,
-          callId,
-          callIdGiven: options.callId !== undefined,
-          continuation: options.continuation ?? 'run',
-          approval: undefined,
-          decision,
-        });
+        const answer = await at.approvals.pendingRequest(
+          {
+            tool,
+            args: checked.args,
+            context,
+            callId,
+            callIdGiven: options.callId !== undefined,
+            continuation: options.continuation ?? 'run',
+            approval: undefined,
+            decision,
+          },
+          options.create !== false,
+        );
         return answer && isApprovalRequired(answer) ? answer : undefined;
       });
     }),

@@ -228,6 +228,12 @@ export interface ToolCallOptions {
   continuation?: 'run' | 'ask';
 }
 
+/** Options for {@link ToolGateway.pendingApproval}. */
+export interface PendingApprovalOptions extends Pick<ToolCallOptions, 'callId' | 'continuation'> {
+  /** `false`: never make a request, only find one that already exists. @default true */
+  create?: boolean;
+}
+
 /**
  * Who decides or looks at an approval request. Requests belong to the account (and user) whose
  * call asked for them; a principal of another account is told the request does not exist.
@@ -396,12 +402,14 @@ export interface ToolGateway extends ToolRunner {
    * back; invoking the same call with the grant of that request runs it. `undefined` when the call
    * would not stop: it runs, or `invoke` answers it otherwise (invalid arguments, a standing
    * decision, a request already decided or used). Consumes nothing, never throws for what a model
-   * sent.
+   * sent. With `create: false` only a request that already exists is returned: for honouring a
+   * decision that arrives with the call (a client's approval response) only for a call that was
+   * really asked about — with these exact arguments, in this account and session.
    */
   pendingApproval(
     tool: Tool,
     rawArgs: unknown,
-    options?: Pick<ToolCallOptions, 'callId' | 'continuation'>,
+    options?: PendingApprovalOptions,
   ): Promise<ApprovalRequiredResult | undefined>;
   /** The gateway's default approval mode (before any request-scoped override). */
   readonly approvalMode: ApprovalMode;

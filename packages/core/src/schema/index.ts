@@ -10,6 +10,7 @@ export {
   type ToolNameRegistry,
 } from './tool-names.js';
 export {
+  aiSdkToolSchema,
   geminiToolSchema,
   langChainToolSchema,
   normalizeOpenAIArguments,

@@ -1,5 +1,6 @@
 import { Validator } from '@cfworker/json-schema';
 import { tool as langChainTool } from '@langchain/core/tools';
+import { asSchema, jsonSchema, tool as aiSdkTool } from 'ai';
 import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
 import { zodFunction } from 'openai/helpers/zod';
 import { toStrictJsonSchema } from 'openai/lib/transform';
@@ -10,6 +11,7 @@ import { defineJsonSchemaTool, defineTool } from '../tool/define-tool.js';
 import type { JsonSchema, Tool } from '../tool/tool.js';
 import { toolJsonSchema } from './canonical-schema.js';
 import {
+  aiSdkToolSchema,
   geminiToolSchema,
   langChainToolSchema,
   normalizeOpenAIArguments,
@@ -509,6 +511,25 @@ describe('schema corpus', () => {
       visit(schema);
       expect(validates(schema, testCase.valid)).toBe(true);
       if (testCase.invalid) expect(validates(schema, testCase.invalid)).toBe(false);
+    });
+
+    it('AI SDK: jsonSchema() takes the schema as is, and it accepts and rejects the same', async () => {
+      const schema = aiSdkToolSchema(testCase.tool);
+      expect(schema).not.toHaveProperty('$schema');
+      const defined = aiSdkTool({
+        description: testCase.tool.description,
+        inputSchema: jsonSchema(schema),
+        execute: async (input: unknown) => input,
+      });
+      const sent = await asSchema(defined.inputSchema).jsonSchema;
+      expect(sent).toEqual(schema);
+      expect(validates(sent as JsonSchema, testCase.valid)).toBe(true);
+      if (testCase.invalid) expect(validates(sent as JsonSchema, testCase.invalid)).toBe(false);
+      const gateway = createToolGateway({ env: {} });
+      expect(await gateway.invoke(testCase.tool, structuredClone(testCase.valid))).toEqual({
+        ok: true,
+        args: testCase.parsed ?? testCase.valid,
+      });
     });
 
     it('LangChain: tool() accepts the schema and parses the same arguments', async () => {

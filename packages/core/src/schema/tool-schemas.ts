@@ -53,6 +53,16 @@ export function geminiToolSchema(tool: Tool): JsonSchema {
 }
 
 /**
+ * A tool's `inputSchema` for the Vercel AI SDK (`jsonSchema(aiSdkToolSchema(tool))`): the
+ * canonical JSON Schema without its `$schema` dialect, which each AI SDK provider converts for its
+ * own API (the gateway validates the arguments, so the SDK is not asked to).
+ */
+export function aiSdkToolSchema(tool: Tool): JsonSchema {
+  const { $schema: _dialect, ...schema } = toolJsonSchema(tool);
+  return schema;
+}
+
+/**
  * A tool's schema for LangChain `tool()`: the zod object itself for zod tools (validated by
  * zod, converted by the chat model), the JSON Schema without `$schema` for external tools and
  * for recursive zod schemas (`@langchain/core` 1.4 recurses without end on those when it

@@ -231,9 +231,9 @@ export interface ApprovalGate {
    * The `approval_required` envelope a call that needs a decision would stop with — its pending
    * request, made now when there is none — or `undefined` when something else answers the call (a
    * standing decision, an approved, rejected, used or expired request): `check` then does, when
-   * the call is invoked. Consumes nothing.
+   * the call is invoked. With `create` false, no request is made. Consumes nothing.
    */
-  pendingRequest(call: GatedCall): Promise<GateAnswer | undefined>;
+  pendingRequest(call: GatedCall, create: boolean): Promise<GateAnswer | undefined>;
 }
 
 /**
@@ -363,7 +363,7 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
       return required(call, binding, bindingKey, record, now);
     },
 
-    async pendingRequest(call) {
+    async pendingRequest(call, create) {
       if (!call.decision.needed) return undefined;
       const now = Date.now();
       const binding = bindingOf(call.tool, call.args, call.context);
@@ -372,6 +372,7 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
       if (cover.deny || cover.allow) return undefined;
       const record = await store.findOpen(bindingKey, now);
       if (record && (record.status !== 'pending' || deadlineOf(record) <= now)) return undefined;
+      if (!record && !create) return undefined;
       return required(call, binding, bindingKey, record, now);
     },
 

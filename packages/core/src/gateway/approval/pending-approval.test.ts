@@ -58,6 +58,29 @@ describe('gateway.pendingApproval: would this call stop for a human?', () => {
     });
   });
 
+  it('with create: false finds only a request that exists, for exactly this call', async () => {
+    const runs: unknown[] = [];
+    const gateway = createToolGateway({ env });
+    const tool = writeTool(runs);
+    const args = { path: 'a.txt', text: 'hi' };
+    await as(alice, async () => {
+      const find = (callArgs: unknown, callId: string) =>
+        gateway.pendingApproval(tool, callArgs, { callId, create: false });
+      expect(await find(args, 'c1')).toBeUndefined();
+      expect((await gateway.listApprovalRequests()).items).toEqual([]);
+      const asked = await gateway.pendingApproval(tool, args, { callId: 'c1' });
+      expect((await find(args, 'c1'))?.approval_request.id).toBe(asked?.approval_request.id);
+      expect(await find({ ...args, text: 'other' }, 'c1')).toBeUndefined();
+      expect(await find(args, 'c2')).toBeUndefined();
+      expect((await gateway.listApprovalRequests()).items).toHaveLength(1);
+    });
+    // Another account's call of the same id and arguments finds nothing of it.
+    expect(
+      await as(mallory, () => gateway.pendingApproval(tool, args, { callId: 'c1', create: false })),
+    ).toBeUndefined();
+    expect(runs).toEqual([]);
+  });
+
   it('is undefined for a call that runs, invalid arguments, a standing decision, a rejected request', async () => {
     const runs: unknown[] = [];
     const gateway = createToolGateway({ env });

@@ -1,0 +1,8 @@
+export type { ClientApprovalResponse } from './approval-responses.js';
+export {
+  type AiSdkToolsLoad,
+  type LoadAiSdkToolsOptions,
+  loadAiSdkTools,
+} from './load-ai-sdk-tools.js';
+export { type AiSdkModelOutput, modelOutputOf } from './model-output.js';
+export { type AiSdkToolsOptions, toAiSdkTools } from './to-ai-sdk-tools.js';
