@@ -27,7 +27,7 @@ export function clientApprovalFor(
   toolCallId: string,
 ): ClientApprovalResponse | undefined {
   const last = messages.at(-1);
-  if (!last || last.role !== 'tool') return undefined;
+  if (last?.role !== 'tool') return undefined;
   const approvalIds = new Set<string>();
   for (const message of messages) {
     if (message.role !== 'assistant') continue;
