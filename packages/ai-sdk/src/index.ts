@@ -1,4 +1,3 @@
-export type { ClientApprovalResponse } from './approval-responses.js';
 export {
   type AiSdkToolsLoad,
   type LoadAiSdkToolsOptions,

@@ -26,7 +26,7 @@ export interface AiSdkToolsLoad extends AgentToolsLoad {
  *
  * @example
  * ```ts
- * const load = await loadAiSdkTools({ include: ['focused'], workspace: { root: './project' } });
+ * const load = await loadAiSdkTools({ builtins: { profile: 'coding' }, mcp: servers });
  * const result = await generateText({ model, tools: load.toolSet, system: load.instructions, prompt });
  * ```
  */
