@@ -20,14 +20,16 @@ const FOLDERS = [
   'packages/langgraph',
   'packages/adk',
   'packages/openai',
+  'packages/ai-sdk',
   'packages/redis',
   'packages/postgres',
   'examples/openai-function-calling',
   'examples/langgraph-agent',
   'examples/adk-agent',
+  'examples/ai-sdk-chat',
 ];
 
-const NEWEST_FOLDERS = ['packages/openai'];
+const NEWEST_FOLDERS = ['packages/openai', 'packages/ai-sdk'];
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const newest = process.argv.includes('--newest');

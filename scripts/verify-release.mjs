@@ -52,7 +52,16 @@ const TARGETS = [
     name: '@ksadk/openai',
     example: 'openai-function-calling',
     label: 'openai-newest',
-    peers: NEWEST_PEERS,
+    peers: { openai: NEWEST_PEERS.openai },
+    node: '22',
+  },
+  { name: '@ksadk/ai-sdk', example: 'ai-sdk-chat' },
+  // AI SDK 7 (needs Node 22), the newest major of the peer range; the pinned devDependency is 6.
+  {
+    name: '@ksadk/ai-sdk',
+    example: 'ai-sdk-chat',
+    label: 'ai-sdk-newest',
+    peers: { ai: NEWEST_PEERS.ai },
     node: '22',
   },
   {

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const repo = fileURLToPath(new URL('../../..', import.meta.url));
-const examples = ['openai-function-calling', 'langgraph-agent', 'adk-agent'];
+const examples = ['openai-function-calling', 'langgraph-agent', 'adk-agent', 'ai-sdk-chat'];
 const tools = { tsx: '4.23.15', typescript: '5.9.3' };
 /**
  * What a user installs next to our packages. `pinned`: the frameworks as the examples and the
@@ -16,6 +16,8 @@ const tools = { tsx: '4.23.15', typescript: '5.9.3' };
 const versionSets = {
   pinned: {
     dependencies: {
+      '@ai-sdk/openai': '3.0.141',
+      ai: '6.0.325',
       '@google/adk': '2.0.0',
       '@google/genai': '2.32.0',
       '@modelcontextprotocol/sdk': '1.32.2',
@@ -31,6 +33,8 @@ const versionSets = {
   },
   lowest: {
     dependencies: {
+      '@ai-sdk/openai': '3.0.141',
+      ai: '6.0.0',
       '@google/adk': '2.0.0',
       '@google/genai': '2.9.0',
       '@modelcontextprotocol/sdk': '1.32.2',
@@ -65,7 +69,7 @@ describe.each(Object.entries(versionSets))(
       app = path.join(work, 'app');
       mkdirSync(packs);
       mkdirSync(app);
-      for (const name of ['core', 'langgraph', 'adk', 'openai']) {
+      for (const name of ['core', 'langgraph', 'adk', 'openai', 'ai-sdk']) {
         execFileSync('pnpm', ['pack', '--pack-destination', packs], {
           cwd: path.join(repo, 'packages', name),
           stdio: 'pipe',
@@ -127,8 +131,8 @@ describe.each(Object.entries(versionSets))(
 
     it('install with the frameworks and resolve to one copy of @ksadk/core', () => {
       const installed = readdirSync(path.join(app, 'node_modules', '@ksadk')).sort();
-      expect(installed).toEqual(['adk', 'core', 'langgraph', 'openai']);
-      for (const adapter of ['adk', 'langgraph', 'openai']) {
+      expect(installed).toEqual(['adk', 'ai-sdk', 'core', 'langgraph', 'openai']);
+      for (const adapter of ['adk', 'ai-sdk', 'langgraph', 'openai']) {
         expect(() =>
           readdirSync(path.join(app, 'node_modules', '@ksadk', adapter, 'node_modules', '@ksadk')),
         ).toThrow();

@@ -21,6 +21,11 @@ const quickstarts = [
     expect: ['sources: own builtin', 'approve? save_note', 'answer: Noted: pack an umbrella.'],
   },
   {
+    file: 'ai-sdk.ts',
+    doc: 'docs/ai-sdk.md',
+    expect: ['sources: own builtin', 'approve? save_note', 'answer: Noted: pack an umbrella.'],
+  },
+  {
     file: 'openai.ts',
     doc: 'docs/openai.md',
     expect: [
