@@ -59,7 +59,7 @@ export class NodeChat extends AbstractChat<UIMessage> {
 
   /** The text of the last assistant message. */
   lastText(): string {
-    const last = this.messages.findLast((message) => message.role === 'assistant');
+    const last = [...this.messages].reverse().find((message) => message.role === 'assistant');
     return (last?.parts ?? []).map((part) => (part.type === 'text' ? part.text : '')).join('');
   }
 

@@ -6,7 +6,7 @@ type Prompt = { role: string; content: unknown }[];
 
 /** The text of the last user message in a prompt. */
 const lastUserText = (prompt: Prompt): string => {
-  const user = prompt.findLast((message) => message.role === 'user');
+  const user = [...prompt].reverse().find((message) => message.role === 'user');
   const parts = Array.isArray(user?.content) ? (user.content as { text?: string }[]) : [];
   return parts.map((part) => part.text ?? '').join(' ');
 };
