@@ -1,4 +1,10 @@
 export { type A2ATestServer, startA2ATestServer } from './a2a-test-server.js';
+export { checkAdapter } from './adapter-conformance/adapter-checks.js';
+export type {
+  AdapterDriver,
+  AdapterTurn,
+  ConformanceCall,
+} from './adapter-conformance/adapter-driver.js';
 export {
   createFailureTools,
   FAILURE_KINDS,

@@ -1,0 +1,111 @@
+// The adapter conformance kit of @ksadk/core/testing, through a real ADK LlmAgent and
+// InMemoryRunner with a scripted model; approvals are `adk_request_confirmation` calls answered
+// with their function response.
+import {
+  InMemoryRunner,
+  LlmAgent,
+  LogLevel,
+  REQUEST_CONFIRMATION_FUNCTION_CALL_NAME,
+  setLogLevel,
+} from '@google/adk';
+import type { Content, FunctionCall } from '@google/genai';
+import { type AdapterDriver, type AdapterTurn, checkAdapter } from '@ksadk/core/testing';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ScriptedLlm } from './testing/scripted-llm.js';
+import { toAdkTools } from './to-adk-tools.js';
+
+beforeAll(() => setLogLevel(LogLevel.ERROR));
+
+type Event = { content?: Content };
+type Runner = InMemoryRunner;
+
+async function collect(iterable: AsyncIterable<Event>): Promise<Event[]> {
+  const events: Event[] = [];
+  for await (const event of iterable) events.push(event);
+  return events;
+}
+
+const partsOf = (events: readonly Event[]) => events.flatMap((event) => event.content?.parts ?? []);
+
+/** The turn so far (every event of the session), and how to answer its confirmations. */
+function turnOf(runner: Runner, sessionId: string, events: readonly Event[]): AdapterTurn {
+  const results: Record<string, unknown> = {};
+  const confirmations: FunctionCall[] = [];
+  for (const part of partsOf(events)) {
+    const response = part.functionResponse;
+    if (response?.id && response.name !== REQUEST_CONFIRMATION_FUNCTION_CALL_NAME)
+      results[response.id] = response.response;
+    if (part.functionCall?.name === REQUEST_CONFIRMATION_FUNCTION_CALL_NAME)
+      confirmations.push(part.functionCall);
+  }
+  const answered = new Set(
+    partsOf(events).flatMap((part) =>
+      part.functionResponse?.name === REQUEST_CONFIRMATION_FUNCTION_CALL_NAME
+        ? [part.functionResponse.id]
+        : [],
+    ),
+  );
+  const open = confirmations.filter((call) => !answered.has(call.id));
+  const originalOf = (call: FunctionCall) =>
+    (call.args as { originalFunctionCall?: { id?: string } } | undefined)?.originalFunctionCall
+      ?.id ?? '';
+  return {
+    results,
+    paused: open.map(originalOf),
+    resume: async (decisions) => {
+      const answer: Content = {
+        role: 'user',
+        parts: open.map((call) => ({
+          functionResponse: {
+            id: call.id,
+            name: REQUEST_CONFIRMATION_FUNCTION_CALL_NAME,
+            response: { confirmed: decisions[originalOf(call)] === 'approve' },
+          },
+        })),
+      };
+      const more = await collect(runner.runAsync({ userId: 'u1', sessionId, newMessage: answer }));
+      return turnOf(runner, sessionId, [...events, { content: answer }, ...more]);
+    },
+  };
+}
+
+const adkDriver: AdapterDriver = {
+  name: '@ksadk/adk',
+  async run({ tools, gateway, calls }) {
+    const agent = new LlmAgent({
+      name: 'assistant',
+      model: new ScriptedLlm([
+        {
+          toolCalls: calls.map((call) => ({
+            id: call.id,
+            name: call.name,
+            args: typeof call.args === 'string' ? { raw: call.args } : call.args,
+          })),
+        },
+        'done',
+        'done',
+        'done',
+      ]),
+      tools: toAdkTools([...tools], { gateway }),
+    });
+    const runner = new InMemoryRunner({ agent, appName: 'conformance' });
+    const { id } = await runner.sessionService.createSession({
+      appName: 'conformance',
+      userId: 'u1',
+    });
+    const events = await collect(
+      runner.runAsync({
+        userId: 'u1',
+        sessionId: id,
+        newMessage: { role: 'user', parts: [{ text: 'go' }] },
+      }),
+    );
+    return turnOf(runner, id, events);
+  },
+};
+
+describe('the adapter conformance kit', () => {
+  it('@ksadk/adk conforms', { timeout: 120_000 }, async () => {
+    expect(await checkAdapter(adkDriver)).toEqual([]);
+  });
+});

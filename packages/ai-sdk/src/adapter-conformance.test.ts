@@ -1,0 +1,114 @@
+// The adapter conformance kit of @ksadk/core/testing, through the real AI SDK (generateText) with
+// a scripted model.
+import { runWithInvocationContext, type ToolGateway } from '@ksadk/core';
+import { type AdapterDriver, type AdapterTurn, checkAdapter } from '@ksadk/core/testing';
+import { generateText, type ModelMessage, stepCountIs } from 'ai';
+import { describe, expect, it } from 'vitest';
+import { createScriptedLanguageModel } from './testing/scripted-language-model.js';
+import { toAiSdkTools } from './to-ai-sdk-tools.js';
+
+const who = { accountId: 'acct-conformance', userId: 'u', sessionId: 's' };
+
+type Part = {
+  type: string;
+  toolCallId?: string;
+  approvalId?: string;
+  output?: { type: string; value?: unknown; reason?: string };
+};
+
+/** The tool results in `messages`, by call id, as the model gets them. */
+function resultsIn(messages: readonly ModelMessage[]): Record<string, unknown> {
+  const results: Record<string, unknown> = {};
+  for (const message of messages) {
+    if (message.role !== 'tool') continue;
+    for (const part of message.content as Part[]) {
+      if (part.type !== 'tool-result' || !part.toolCallId || !part.output) continue;
+      results[part.toolCallId] =
+        part.output.type === 'execution-denied'
+          ? { denied: true, reason: part.output.reason }
+          : part.output.value;
+    }
+  }
+  return results;
+}
+
+async function turnOf(
+  tools: ReturnType<typeof toAiSdkTools>,
+  messages: ModelMessage[],
+  turns: Parameters<typeof createScriptedLanguageModel>[0],
+): Promise<AdapterTurn> {
+  const result = await runWithInvocationContext(who, () =>
+    generateText({
+      model: createScriptedLanguageModel(turns),
+      tools,
+      messages,
+      stopWhen: stepCountIs(3),
+    }),
+  );
+  const all = [...messages, ...result.response.messages];
+  const requests = result.content.filter((part) => part.type === 'tool-approval-request') as {
+    approvalId: string;
+    toolCall: { toolCallId: string };
+  }[];
+  return {
+    results: resultsIn(all),
+    paused: requests.map((request) => request.toolCall.toolCallId),
+    resume: (decisions) =>
+      turnOf(
+        tools,
+        [
+          ...all,
+          {
+            role: 'tool',
+            content: requests.map((request) => ({
+              type: 'tool-approval-response' as const,
+              approvalId: request.approvalId,
+              approved: decisions[request.toolCall.toolCallId] === 'approve',
+            })),
+          },
+        ],
+        ['done'],
+      ),
+  };
+}
+
+const aiSdkDriver: AdapterDriver = {
+  name: '@ksadk/ai-sdk',
+  run: ({ tools, gateway, calls }) =>
+    turnOf(
+      toAiSdkTools(tools, { gateway: gateway as ToolGateway }),
+      [{ role: 'user', content: 'go' }],
+      [{ toolCalls: calls }, 'done'],
+    ),
+};
+
+describe('the adapter conformance kit', () => {
+  it('@ksadk/ai-sdk conforms', { timeout: 120_000 }, async () => {
+    expect(await checkAdapter(aiSdkDriver)).toEqual([]);
+  });
+
+  it('fails an adapter that runs gated calls without asking', { timeout: 120_000 }, async () => {
+    const careless: AdapterDriver = {
+      name: 'careless',
+      async run({ tools, gateway, calls }) {
+        const results: Record<string, unknown> = {};
+        for (const call of calls) {
+          const target = tools.find((tool) => tool.name === call.name)!;
+          // Approves whatever asks, without a human.
+          let result = await gateway.invoke(target, call.args, { callId: call.id });
+          const request = (result as { approval_request?: { id: string } }).approval_request;
+          if (request) {
+            const grant = await gateway.approve(request.id);
+            result = await gateway.invoke(target, call.args, { callId: call.id, approval: grant });
+          }
+          results[call.id] = result;
+        }
+        const turn: AdapterTurn = { results, paused: [], resume: async () => turn };
+        return turn;
+      },
+    };
+    const failures = await checkAdapter(careless);
+    expect(failures.some((failure) => failure.includes('the gated call ran before'))).toBe(true);
+    expect(failures.some((failure) => failure.includes('forged approval'))).toBe(true);
+  });
+});

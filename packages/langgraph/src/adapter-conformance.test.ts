@@ -1,0 +1,75 @@
+// The adapter conformance kit of @ksadk/core/testing, through a real LangGraph createAgent with a
+// scripted model, a MemorySaver checkpointer, interrupts and Command resumes.
+import { runWithInvocationContext } from '@ksadk/core';
+import { type AdapterDriver, type AdapterTurn, checkAdapter } from '@ksadk/core/testing';
+import { AIMessage, type BaseMessage, ToolMessage } from '@langchain/core/messages';
+import { fakeModel } from '@langchain/core/testing';
+import { Command, MemorySaver } from '@langchain/langgraph';
+import { createAgent } from 'langchain';
+import { describe, expect, it } from 'vitest';
+import { toLangGraphTools } from './to-langgraph-tools.js';
+
+const who = { accountId: 'acct-conformance', userId: 'u', sessionId: 's' };
+let threads = 0;
+
+/** What the driver uses of an agent. */
+interface Agent {
+  invoke(input: unknown, config: Config): Promise<unknown>;
+  getState(config: Config): Promise<{ config: unknown }>;
+}
+type Config = { configurable: Record<string, string> };
+
+/** A state as the kit sees it; a resume forks from the paused checkpoint, so twice is a replay. */
+async function turnOf(agent: Agent, state: unknown, config: Config): Promise<AdapterTurn> {
+  const results: Record<string, unknown> = {};
+  for (const message of (state as { messages: BaseMessage[] }).messages)
+    if (ToolMessage.isInstance(message)) results[message.tool_call_id] = message.content;
+  const interrupts =
+    (state as { __interrupt__?: { value: { tool_call_id?: string } }[] }).__interrupt__ ?? [];
+  const paused = interrupts.flatMap((item) =>
+    item.value.tool_call_id ? [item.value.tool_call_id] : [],
+  );
+  const at = (await agent.getState(config)).config as Config;
+  return {
+    results,
+    paused,
+    resume: async (decisions) => {
+      const [decision] = Object.values(decisions);
+      const resumed = await runWithInvocationContext(who, () =>
+        agent.invoke(new Command({ resume: { action: decision } }), at),
+      );
+      return turnOf(agent, resumed, config);
+    },
+  };
+}
+
+const langGraphDriver: AdapterDriver = {
+  name: '@ksadk/langgraph',
+  async run({ tools, gateway, calls }) {
+    let model = fakeModel().respondWithTools(
+      calls.map((call) => ({
+        id: call.id,
+        name: call.name,
+        args: typeof call.args === 'string' ? { raw: call.args } : call.args,
+      })),
+    );
+    for (let index = 0; index < 4; index += 1) model = model.respond(new AIMessage('done'));
+    const agent = createAgent({
+      model,
+      tools: toLangGraphTools([...tools], { gateway }),
+      checkpointer: new MemorySaver(),
+    }) as unknown as Agent;
+    threads += 1;
+    const config = { configurable: { thread_id: `conformance-${threads}` } };
+    const state = await runWithInvocationContext(who, () =>
+      agent.invoke({ messages: [{ role: 'user', content: 'go' }] }, config),
+    );
+    return turnOf(agent, state, config);
+  },
+};
+
+describe('the adapter conformance kit', () => {
+  it('@ksadk/langgraph conforms', { timeout: 120_000 }, async () => {
+    expect(await checkAdapter(langGraphDriver)).toEqual([]);
+  });
+});

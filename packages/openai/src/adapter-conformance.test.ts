@@ -1,0 +1,55 @@
+// The adapter conformance kit of @ksadk/core/testing, through @ksadk/openai's tool-call runner
+// (Chat Completions tool calls in, tool messages out).
+import { runWithInvocationContext } from '@ksadk/core';
+import { type AdapterDriver, type AdapterTurn, checkAdapter } from '@ksadk/core/testing';
+import { describe, expect, it } from 'vitest';
+import { runToolCalls } from './run-tool-calls.js';
+import type { ToolCallBatch } from './tool-call-batch.js';
+
+const who = { accountId: 'acct-conformance', userId: 'u', sessionId: 's' };
+
+/** A batch as the kit sees it: the tool messages the model gets, the pending calls, and resume. */
+function turnOf(batch: ToolCallBatch): AdapterTurn {
+  const results: Record<string, unknown> = {};
+  for (const message of batch.toolMessages()) results[message.tool_call_id] = message.content;
+  return {
+    results,
+    paused: batch.pending.map((call) => call.callId),
+    resume: async (decisions) =>
+      turnOf(
+        await runWithInvocationContext(who, () =>
+          batch.resume(
+            Object.fromEntries(
+              Object.entries(decisions).map(([id, decision]) => [id, { action: decision }]),
+            ),
+          ),
+        ),
+      ),
+  };
+}
+
+const openAIDriver: AdapterDriver = {
+  name: '@ksadk/openai',
+  run: async ({ tools, gateway, calls }) =>
+    turnOf(
+      await runWithInvocationContext(who, () =>
+        runToolCalls(
+          calls.map((call) => ({
+            id: call.id,
+            type: 'function' as const,
+            function: {
+              name: call.name,
+              arguments: typeof call.args === 'string' ? call.args : JSON.stringify(call.args),
+            },
+          })),
+          { tools: [...tools], gateway },
+        ),
+      ),
+    ),
+};
+
+describe('the adapter conformance kit', () => {
+  it('@ksadk/openai conforms', { timeout: 120_000 }, async () => {
+    expect(await checkAdapter(openAIDriver)).toEqual([]);
+  });
+});
