@@ -92,6 +92,18 @@ const approvalRequests = (messages: ModelMessage[]) =>
       : [],
   );
 
+/** The first request: the model asks to save note "a", and the SDK asks the human. */
+async function askToSave(stores: ReturnType<typeof sharedStores>, runs: unknown[]) {
+  const first = await turn(
+    server(stores),
+    runs,
+    [{ role: 'user', content: 'save a' }],
+    [write('a')],
+  );
+  const [request] = approvalRequests(first.messages);
+  return { first, request };
+}
+
 const respond = (approvalId: string, approved: boolean, reason?: string): ModelMessage => ({
   role: 'tool',
   content: [
@@ -122,13 +134,7 @@ describe('AI SDK approvals through the gateway', () => {
   it('approved in the next stateless request (another gateway instance), the call runs exactly once', async () => {
     const runs: unknown[] = [];
     const stores = sharedStores();
-    const first = await turn(
-      server(stores),
-      runs,
-      [{ role: 'user', content: 'save a' }],
-      [write('a')],
-    );
-    const [request] = approvalRequests(first.messages);
+    const { first, request } = await askToSave(stores, runs);
     const approved = [...first.messages, respond(request!.approvalId!, true)];
     const second = await turn(server(stores), runs, approved, ['Saved.']);
     expect(runs).toEqual([{ title: 'a', text: 'body' }]);
@@ -171,13 +177,7 @@ describe('AI SDK approvals through the gateway', () => {
   it('an approval moved to other arguments or another call id runs nothing', async () => {
     const runs: unknown[] = [];
     const stores = sharedStores();
-    const first = await turn(
-      server(stores),
-      runs,
-      [{ role: 'user', content: 'save a' }],
-      [write('a')],
-    );
-    const [request] = approvalRequests(first.messages);
+    const { first, request } = await askToSave(stores, runs);
     // The client edits the arguments of the approved call in its history.
     const edited = structuredClone(first.messages).map((message) => {
       if (message.role !== 'assistant' || !Array.isArray(message.content)) return message;
@@ -208,13 +208,7 @@ describe('AI SDK approvals through the gateway', () => {
   it('denied: the SDK answers execution-denied, and the request is closed when the turn goes on', async () => {
     const runs: unknown[] = [];
     const stores = sharedStores();
-    const first = await turn(
-      server(stores),
-      runs,
-      [{ role: 'user', content: 'save a' }],
-      [write('a')],
-    );
-    const [request] = approvalRequests(first.messages);
+    const { first, request } = await askToSave(stores, runs);
     const denied = [...first.messages, respond(request!.approvalId!, false, 'not now')];
     const second = await turn(server(stores), runs, denied, [
       { toolCalls: [{ name: 'read_note', args: { title: 'a' } }] },
