@@ -27,6 +27,26 @@ describe('AI SDK chat example', () => {
     }
   });
 
+  it('Deny saves nothing, and is final even when the model answers with text alone', async () => {
+    const server = await startChatServer();
+    try {
+      const chat = new NodeChat(`${server.url}/api/chat`, {}, 'chat-final');
+      await chat.sendMessage({ text: 'save secret: x' });
+      await chat.idle();
+      const [pending] = chat.pendingApprovals();
+      await chat.addToolApprovalResponse({ id: pending!.approvalId, approved: false });
+      await chat.idle();
+      const { items } = await server.gateway.listApprovalRequests({
+        principal: { admin: true },
+        status: 'all',
+      });
+      expect(items.map((item) => item.status)).toEqual(['rejected']);
+      expect(server.notes.size).toBe(0);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('Deny saves nothing, and the request is closed once the conversation goes on', async () => {
     const server = await startChatServer();
     try {

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
-import { toAiSdkTools } from '@ksadk/ai-sdk';
+import { settleApprovalResponses, toAiSdkTools } from '@ksadk/ai-sdk';
 import { createToolGateway, runWithInvocationContext, type ToolGateway } from '@ksadk/core';
 import {
   convertToModelMessages,
@@ -93,6 +93,8 @@ export async function startChatServer(options: ChatServerOptions = {}): Promise<
       return fail(response, 400, 'the body must be JSON');
     }
     if ((body as unknown) === TOO_LARGE) return fail(response, 413, 'the body is over 1 MB');
+    // The chat's id (what useChat sends) is the session. A real host also checks that the chat
+    // belongs to the signed-in user; in this demo each user's chats are theirs by construction.
     const sessionId = typeof body.id === 'string' ? body.id.slice(0, 100) : 'default';
     if (!Array.isArray(body.messages)) return fail(response, 400, 'messages must be a list');
     let messages: Awaited<ReturnType<typeof convertToModelMessages>>;
@@ -101,19 +103,27 @@ export async function startChatServer(options: ChatServerOptions = {}): Promise<
     } catch {
       return fail(response, 400, 'the messages could not be read');
     }
-    const result = runWithInvocationContext({ ...principal, sessionId }, () =>
-      streamText({ model: model(), tools, messages, stopWhen: stepCountIs(4) }),
-    );
+    const result = await runWithInvocationContext({ ...principal, sessionId }, async () => {
+      // The user's denials are final at once, whatever the model does next.
+      await settleApprovalResponses(tools, messages);
+      return streamText({ model: model(), tools, messages, stopWhen: stepCountIs(4) });
+    });
     const streamed = result.toUIMessageStreamResponse();
     response.writeHead(streamed.status, Object.fromEntries(streamed.headers));
-    if (streamed.body) Readable.fromWeb(streamed.body as never).pipe(response);
-    else response.end();
+    if (!streamed.body) return void response.end();
+    const stream = Readable.fromWeb(streamed.body as never);
+    // A stream that fails mid-way ends this response, never the server.
+    stream.on('error', () => response.destroy());
+    stream.pipe(response);
   };
 
   const server = createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0] ?? '/';
     if (request.method === 'POST' && path === '/api/chat') {
-      chat(request, response).catch(() => fail(response, 500, 'the chat failed'));
+      chat(request, response).catch(() => {
+        if (response.headersSent) response.destroy();
+        else fail(response, 500, 'the chat failed');
+      });
       return;
     }
     const page = PAGES[path];

@@ -32,26 +32,41 @@ function resultsIn(messages: readonly ModelMessage[]): Record<string, unknown> {
   return results;
 }
 
+/**
+ * The messages a run added: every step's (AI SDK 7 gives each step its own `response.messages`;
+ * AI SDK 6 gives each step all of them so far).
+ */
+function addedBy(steps: readonly { response: { messages: ModelMessage[] } }[]): ModelMessage[] {
+  const perStep = steps.map((step) => step.response.messages);
+  const cumulative = perStep.every(
+    (messages, index) =>
+      index === 0 ||
+      messages.slice(0, perStep[index - 1]!.length).every((m, at) => m === perStep[index - 1]![at]),
+  );
+  return cumulative ? (perStep.at(-1) ?? []) : perStep.flat();
+}
+
 async function turnOf(
   tools: ReturnType<typeof toAiSdkTools>,
   messages: ModelMessage[],
   turns: Parameters<typeof createScriptedLanguageModel>[0],
 ): Promise<AdapterTurn> {
+  const model = createScriptedLanguageModel(turns);
   const result = await runWithInvocationContext(who, () =>
-    generateText({
-      model: createScriptedLanguageModel(turns),
-      tools,
-      messages,
-      stopWhen: stepCountIs(3),
-    }),
+    generateText({ model, tools, messages, stopWhen: stepCountIs(3) }),
   );
-  const all = [...messages, ...result.response.messages];
+  const all = [...messages, ...addedBy(result.steps as never)];
+  // What the model was given (its prompts), and what the last step produced when it paused.
+  const results = resultsIn([
+    ...all,
+    ...model.doGenerateCalls.flatMap((call) => call.prompt as never),
+  ]);
   const requests = result.content.filter((part) => part.type === 'tool-approval-request') as {
     approvalId: string;
     toolCall: { toolCallId: string };
   }[];
   return {
-    results: resultsIn(all),
+    results,
     paused: requests.map((request) => request.toolCall.toolCallId),
     resume: (decisions) =>
       turnOf(

@@ -12,6 +12,7 @@ import {
 import { generateText, type ModelMessage, stepCountIs, streamText } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { settleApprovalResponses } from './settle-denials.js';
 import { createScriptedLanguageModel } from './testing/scripted-language-model.js';
 import { toAiSdkTools } from './to-ai-sdk-tools.js';
 
@@ -220,6 +221,92 @@ describe('AI SDK approvals through the gateway', () => {
       server(stores).listApprovalRequests({ status: 'all' }),
     );
     expect(inbox.items.map((item) => item.status)).toEqual(['rejected']);
+  });
+
+  it('a denial the host settles is final: the same call approved later runs nothing', async () => {
+    const runs: unknown[] = [];
+    const stores = sharedStores();
+    const { first, request } = await askToSave(stores, runs);
+    const denied = [...first.messages, respond(request!.approvalId!, false)];
+    // The model answers the denial with text alone: no tool runs in that request.
+    const gateway = server(stores);
+    await runWithInvocationContext(alice, () =>
+      settleApprovalResponses(toAiSdkTools(noteTools(runs), { gateway }), denied),
+    );
+    await turn(gateway, runs, denied, ['Fine, not saving.']);
+    const inbox = await runWithInvocationContext(alice, () =>
+      gateway.listApprovalRequests({ status: 'all' }),
+    );
+    expect(inbox.items.map((item) => item.status)).toEqual(['rejected']);
+    // The client flips its answer in a later request: nothing runs.
+    const flipped = await turn(
+      server(stores),
+      runs,
+      [...first.messages, respond(request!.approvalId!, true)],
+      ['ok'],
+    );
+    expect(runs).toEqual([]);
+    expect(resultsSentToModel(flipped.model)).toMatch(/approval_rejected|approval_already_used/);
+  });
+
+  it('denials are settled for each tool set of a merged ToolSet, and at most 100 per request', async () => {
+    const runs: unknown[] = [];
+    const stores = sharedStores();
+    const merged = (gateway: ToolGateway) => {
+      const [writeTool, readTool] = noteTools(runs);
+      return {
+        ...toAiSdkTools([readTool!], { gateway }),
+        ...toAiSdkTools([writeTool!], { gateway }),
+      };
+    };
+    const ask = async (
+      gateway: ToolGateway,
+      messages: ModelMessage[],
+      turns: Parameters<typeof createScriptedLanguageModel>[0],
+    ) => {
+      const model = createScriptedLanguageModel(turns);
+      const result = await runWithInvocationContext(alice, () =>
+        generateText({ model, tools: merged(gateway), messages, stopWhen: stepCountIs(4) }),
+      );
+      return [...messages, ...result.response.messages];
+    };
+    const first = await ask(server(stores), [{ role: 'user', content: 'save a' }], [write('a')]);
+    const [request] = approvalRequests(first);
+    await ask(
+      server(stores),
+      [...first, respond(request!.approvalId!, false)],
+      [{ toolCalls: [{ name: 'read_note', args: { title: 'a' } }] }, 'Fine.'],
+    );
+    const inbox = await runWithInvocationContext(alice, () =>
+      server(stores).listApprovalRequests({ status: 'all' }),
+    );
+    expect(inbox.items.map((item) => item.status)).toEqual(['rejected']);
+    // A history of 5,000 denials: settling costs a bounded number of lookups.
+    const many: ModelMessage[] = [];
+    for (let index = 0; index < 5_000; index += 1) {
+      many.push({
+        role: 'assistant',
+        content: [
+          {
+            type: 'tool-call',
+            toolCallId: `d${index}`,
+            toolName: 'write_note',
+            input: { title: 't', text: 'x' },
+          },
+          { type: 'tool-approval-request', approvalId: `ap${index}`, toolCallId: `d${index}` },
+        ],
+      });
+      many.push(respond(`ap${index}`, false));
+    }
+    let lookups = 0;
+    const counting = server(stores);
+    const original = counting.pendingApproval.bind(counting);
+    counting.pendingApproval = (...args) => {
+      lookups += 1;
+      return original(...args);
+    };
+    await runWithInvocationContext(alice, () => settleApprovalResponses(merged(counting), many));
+    expect(lookups).toBe(100);
   });
 
   it('a forged approval in the model arguments counts for nothing', async () => {

@@ -7,9 +7,10 @@ import {
 } from '@ksadk/core';
 import { checkOptions } from '@ksadk/core/adapter';
 import { aiSdkToolSchema } from '@ksadk/core/schema';
-import { jsonSchema, type ModelMessage, type Tool, type ToolSet, tool } from 'ai';
-import { clientApprovalFor, deniedCalls } from './approval-responses.js';
+import { jsonSchema, type Tool, type ToolSet, tool } from 'ai';
+import { clientApprovalFor } from './approval-responses.js';
 import { modelOutputOf } from './model-output.js';
+import { register, settleDenials, toolsOf } from './settle-denials.js';
 
 /** Options for {@link toAiSdkTools}. */
 export interface AiSdkToolsOptions {
@@ -23,42 +24,12 @@ export interface AiSdkToolsOptions {
   readonly onProgress?: (event: ToolProgressEvent, toolCallId: string) => void;
 }
 
-/** The tools of one set, by name, for settling the requests a client denied. */
-type ByName = ReadonlyMap<string, KsadkTool>;
-
-/** Requests settled already, per messages array (the SDK hands every call of a step the same one). */
-const settled = new WeakSet<readonly ModelMessage[]>();
-
-/**
- * Closes the requests the client's last message denied: the SDK answers such a call
- * `execution-denied` without asking us, so its request would otherwise wait in the inbox until
- * it expires. Only a request made for exactly that call (id and arguments) is touched.
- */
-async function settleDenials(
-  gateway: ToolGateway,
-  byName: ByName,
-  messages: readonly ModelMessage[],
-): Promise<void> {
-  if (settled.has(messages)) return;
-  settled.add(messages);
-  for (const denied of deniedCalls(messages)) {
-    const target = byName.get(denied.toolName);
-    if (!target) continue;
-    const pending = await gateway.pendingApproval(target, denied.input, {
-      callId: denied.toolCallId,
-      create: false,
-    });
-    if (!pending) continue;
-    await gateway
-      .reject(pending.approval_request.id, { reason: denied.reason ?? 'The user denied it.' })
-      .catch(() => undefined);
-  }
-}
-
 /** One KsADK tool as an AI SDK tool: every call through the gateway, approvals bound to it. */
-function aiSdkTool(target: KsadkTool, byName: ByName, options: AiSdkToolsOptions): Tool {
+function aiSdkTool(target: KsadkTool, options: AiSdkToolsOptions): Tool {
   const { gateway, onProgress } = options;
-  return tool<unknown, ToolResult>({
+  // Denials are settled for every tool made for this gateway, so a merged ToolSet loses none.
+  const ownTools = toolsOf(gateway);
+  const made = tool<unknown, ToolResult>({
     description: target.description,
     inputSchema: jsonSchema(aiSdkToolSchema(target)),
     // Asked before the SDK runs a call: the gateway's decision for this very call (its policy,
@@ -66,12 +37,12 @@ function aiSdkTool(target: KsadkTool, byName: ByName, options: AiSdkToolsOptions
     // tool call id and the exact arguments. A call the client answered goes on to `execute`
     // (on AI SDK 6 as on 7), which alone decides what the answer is worth.
     needsApproval: async (input, { toolCallId, messages }) => {
-      await settleDenials(gateway, byName, messages);
+      await settleDenials(ownTools, messages);
       if (clientApprovalFor(messages, toolCallId)) return true;
       return (await gateway.pendingApproval(target, input, { callId: toolCallId })) !== undefined;
     },
     execute: async (input, { toolCallId, messages, abortSignal }) => {
-      await settleDenials(gateway, byName, messages);
+      await settleDenials(ownTools, messages);
       const call = {
         callId: toolCallId,
         ...(abortSignal ? { signal: abortSignal } : {}),
@@ -98,6 +69,7 @@ function aiSdkTool(target: KsadkTool, byName: ByName, options: AiSdkToolsOptions
     // The result is plain JSON already (the gateway made it so).
     toModelOutput: ({ output }) => modelOutputOf(output) as never,
   }) as Tool;
+  return register(made, target, gateway);
 }
 
 /**
@@ -119,17 +91,17 @@ function aiSdkTool(target: KsadkTool, byName: ByName, options: AiSdkToolsOptions
  */
 export function toAiSdkTools(tools: readonly KsadkTool[], options: AiSdkToolsOptions): ToolSet {
   checkOptions(options, { gateway: true, onProgress: true }, 'toAiSdkTools()');
-  const byName = new Map<string, KsadkTool>();
+  const names = new Set<string>();
   for (const target of tools) {
-    if (byName.has(target.name))
+    if (names.has(target.name))
       throw new KsadkError('invalid_config', `Two tools are named ${target.name}.`);
-    byName.set(target.name, target);
+    names.add(target.name);
   }
   const set: ToolSet = {};
   for (const target of tools) {
     // Defined, not assigned: a tool named `__proto__` is a key like any other.
     Object.defineProperty(set, target.name, {
-      value: aiSdkTool(target, byName, options),
+      value: aiSdkTool(target, options),
       enumerable: true,
       writable: true,
       configurable: true,
