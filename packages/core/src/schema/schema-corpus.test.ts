@@ -1,7 +1,7 @@
 import { Validator } from '@cfworker/json-schema';
 import { tool as langChainTool } from '@langchain/core/tools';
-import { asSchema, jsonSchema, tool as aiSdkTool } from 'ai';
 import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
+import { tool as aiSdkTool, asSchema, jsonSchema } from 'ai';
 import { zodFunction } from 'openai/helpers/zod';
 import { toStrictJsonSchema } from 'openai/lib/transform';
 import { describe, expect, it } from 'vitest';
