@@ -247,8 +247,13 @@ export function createFileExecutionStore(options: FileExecutionStoreOptions): Ex
         if (code === 'ENOENT' && attempt < 3) return makeFolders(record, attempt + 1);
         if (code !== 'EEXIST') throw error;
       }
-      const stats = await lstat(dir);
-      if (!stats.isDirectory())
+      const stats = await lstat(dir).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return undefined;
+        throw error;
+      });
+      // The sweep removed the folder between the two steps: make both again.
+      if (!stats && attempt < 3) return makeFolders(record, attempt + 1);
+      if (!stats?.isDirectory())
         throw new KsadkError(
           'internal',
           'An execution store folder is not a plain directory (a symlink?).',
