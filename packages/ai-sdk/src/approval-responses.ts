@@ -3,7 +3,6 @@ import type { ModelMessage } from 'ai';
 /** What the client answered to the SDK's approval request for one tool call. */
 export interface ClientApprovalResponse {
   readonly approved: boolean;
-  readonly reason: string | undefined;
 }
 
 /** The parts of a message, when its content is a list of them. */
@@ -42,8 +41,7 @@ export function clientApprovalFor(
   for (const part of partsOf(last)) {
     if (part['type'] !== 'tool-approval-response') continue;
     if (typeof part['approvalId'] !== 'string' || !approvalIds.has(part['approvalId'])) continue;
-    const reason = typeof part['reason'] === 'string' ? part['reason'].slice(0, 500) : undefined;
-    return { approved: part['approved'] === true, reason };
+    return { approved: part['approved'] === true };
   }
   return undefined;
 }
