@@ -5,7 +5,7 @@ import {
   type ToolProgressEvent,
   type ToolResult,
 } from '@ksadk/core';
-import { checkOptions } from '@ksadk/core/adapter';
+import { checkOptions, invokeDecidedCall } from '@ksadk/core/adapter';
 import { aiSdkToolSchema } from '@ksadk/core/schema';
 import { jsonSchema, type Tool, type ToolSet, tool } from 'ai';
 import { clientApprovalFor } from './approval-responses.js';
@@ -53,18 +53,11 @@ function aiSdkTool(target: KsadkTool, options: AiSdkToolsOptions): Tool {
       // The client's approval counts only for the request the gateway made for this call id and
       // these exact arguments, in this account and session; anything else is invoked as is (and
       // asks again, or answers from its record).
-      const response = clientApprovalFor(messages, toolCallId);
-      if (response?.approved) {
-        const pending = await gateway.pendingApproval(target, input, {
-          callId: toolCallId,
-          create: false,
-        });
-        const grant = pending
-          ? await gateway.approve(pending.approval_request.id).catch(() => undefined)
-          : undefined;
-        if (grant) return gateway.invoke(target, input, { ...call, approval: grant });
-      }
-      return gateway.invoke(target, input, call);
+      const approved = clientApprovalFor(messages, toolCallId)?.approved === true;
+      return invokeDecidedCall(gateway, target, input, {
+        ...call,
+        decision: approved ? 'approve' : undefined,
+      });
     },
     // The result is plain JSON already (the gateway made it so).
     toModelOutput: ({ output }) => modelOutputOf(output) as never,

@@ -50,6 +50,7 @@ export {
   pageSize,
   requestMatches,
 } from '../gateway/approval/record-filters.js';
+export { type DecidedCallOptions, invokeDecidedCall } from '../gateway/approval/decided-call.js';
 export {
   type ApprovalRoundTripOptions,
   type ApprovalRoundTripOutcome,

@@ -38,8 +38,8 @@ export type ApprovalRoundTripOutcome =
       readonly pause: ApprovalPause | CredentialPause;
     };
 
-/** The decision applied: a grant, none (rejected or no longer decidable), or the reason it cannot run. */
-async function applyDecision(
+/** The decision applied: a grant, none (rejected or no longer decidable), or the reason it cannot run (edited arguments that do not fit). */
+export async function applyDecision(
   gateway: ToolGateway,
   tool: Tool,
   approvalId: string,
