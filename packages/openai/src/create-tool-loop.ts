@@ -1,5 +1,11 @@
 import type { Tool, ToolGateway, ToolProgressEvent } from '@ksadk/core';
-import { checkOptions, type OptionKeys } from '@ksadk/core/adapter';
+import {
+  checkOptions,
+  type OptionKeys,
+  savedBatch,
+  toolCallBatch,
+  toolLoopState,
+} from '@ksadk/core/adapter';
 import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
@@ -12,17 +18,12 @@ import {
 import { callRunner } from './run-tool-calls.js';
 import { type OpenAIApi, toOpenAITools } from './to-openai-tools.js';
 import {
-  batchOf,
   type PendingToolCall,
   type ToolCallBatch,
   type ToolCallDecision,
+  withOpenAIOutputs,
 } from './tool-call-batch.js';
-import {
-  readToolLoopState,
-  savedBatch,
-  type ToolLoopState,
-  toolLoopState,
-} from './tool-loop-state.js';
+import { OPENAI_TOOL_LOOP, readToolLoopState, type ToolLoopState } from './tool-loop-state.js';
 
 export * from './load-openai-tools.js';
 
@@ -143,7 +144,8 @@ export function createToolLoop(client: OpenAI, options: ToolLoopOptions): ToolLo
         messages,
         turns,
         resume: async (decisions) => continueFrom(messages, turns, await batch.resume(decisions)),
-        toJSON: () => toolLoopState(api, turns, messages, batch.toJSON()),
+        toJSON: () =>
+          toolLoopState({ type: OPENAI_TOOL_LOOP, api }, turns, messages, batch.toJSON()),
       };
     }
     if (batch) appendToolResults(api, messages, batch);
@@ -158,7 +160,7 @@ export function createToolLoop(client: OpenAI, options: ToolLoopOptions): ToolLo
     async resume(saved, decisions) {
       const state = readToolLoopState(saved, api);
       const { calls, outcomes } = savedBatch(state);
-      const batch = batchOf(calls, outcomes, run);
+      const batch = withOpenAIOutputs(toolCallBatch(calls, outcomes, run));
       return continueFrom(
         state.messages as ToolLoopMessages,
         state.turns,

@@ -1,32 +1,15 @@
+import type { Tool, ToolGateway, ToolProgressEvent } from '@ksadk/core';
 import {
-  failureFor,
-  isInputRequired,
-  TOOL_ERROR_TYPES,
-  type Tool,
-  type ToolGateway,
-  type ToolProgressEvent,
-  type ToolResult,
-} from '@ksadk/core';
-import {
+  type CallRunner,
   checkOptions,
-  failedResult,
-  invokeWithApproval,
-  PAUSED,
-  parseHumanInputAnswer,
-  parseModelArguments,
+  createCallRunner,
+  type ModelToolCall,
+  toolCallBatch,
 } from '@ksadk/core/adapter';
 import { normalizeOpenAIArguments, openAIToolSchema } from '@ksadk/core/schema';
 import type { ChatCompletionMessageToolCall } from 'openai/resources/chat/completions';
 import type { ResponseFunctionToolCall } from 'openai/resources/responses/responses';
-import {
-  type BatchedToolCall,
-  batchOf,
-  type NormalizedCall,
-  type ToolCallBatch,
-  type ToolCallDecision,
-} from './tool-call-batch.js';
-
-const failure = failureFor(TOOL_ERROR_TYPES);
+import { type ToolCallBatch, withOpenAIOutputs } from './tool-call-batch.js';
 
 /** A tool call from either API: a Chat Completions `tool_calls` entry or a Responses `function_call` item. */
 export type OpenAIToolCall = ChatCompletionMessageToolCall | ResponseFunctionToolCall;
@@ -45,7 +28,7 @@ export interface RunToolCallsOptions {
   onProgress?: (event: ToolProgressEvent) => void;
 }
 
-function normalizeCall(call: OpenAIToolCall): NormalizedCall {
+function normalizeCall(call: OpenAIToolCall): ModelToolCall {
   if ('function' in call && call.type === 'function') {
     return { callId: call.id, name: call.function.name, arguments: call.function.arguments };
   }
@@ -80,96 +63,18 @@ export async function runToolCalls(
   const run = callRunner(options);
   const normalized = calls.map(normalizeCall);
   const outcomes = await Promise.all(normalized.map((call) => run(call)));
-  return batchOf(normalized, outcomes, run);
+  return withOpenAIOutputs(toolCallBatch(normalized, outcomes, run));
 }
 
-/** Runs one call, whatever happens: a failure becomes that call's own result, never the batch's. */
-export type CallRunner = (
-  call: NormalizedCall,
-  decision?: ToolCallDecision,
-  awaiting?: string,
-) => Promise<BatchedToolCall>;
-
-/** The function that runs (and re-runs, with the host's decision) one call through the gateway. */
+/** Core's call runner with OpenAI's argument rule: strict-mode nulls turned back into absent fields. */
 export function callRunner(options: RunToolCallsOptions): CallRunner {
-  const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
   const strict = options.strict !== false;
-  /** `awaiting`: the approval id or question key `decision` answers (it applies to nothing else). */
-  const runOne = async (
-    call: NormalizedCall,
-    decision?: ToolCallDecision,
-    awaiting?: string,
-  ): Promise<BatchedToolCall> => {
-    const tool = byName.get(call.name);
-    if (!tool) {
-      const result: ToolResult = failure(
-        'unknown_tool',
-        `There is no tool named "${call.name}". Available tools: ${[...byName.keys()].join(', ')}.`,
-      );
-      return { callId: call.callId, toolName: call.name, result, status: 'done' };
-    }
-    const args = parseArguments(tool, call.arguments, strict);
-    const outcome = await invokeWithApproval(options.gateway, tool, args, {
-      callId: call.callId,
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-      // The host's decision applies only to the very request it was given for.
-      decide: (pause) =>
-        decision !== undefined &&
-        (pause.type === 'ksadk_credential'
-          ? pause.credential_request.id
-          : pause.approval_request.id) === awaiting
-          ? decision
-          : PAUSED,
-      // A question mid-call (an MCP elicitation) pends like an approval; the answer resumes it.
-      askHuman: (request) =>
-        decision !== undefined && request.request_key === awaiting
-          ? parseHumanInputAnswer(decision)
-          : PAUSED,
-    });
-    if (outcome.status === 'done' && isInputRequired(outcome.result)) {
-      return {
-        callId: call.callId,
-        toolName: tool.name,
-        result: outcome.result,
-        status: 'pending',
-        inputRequest: outcome.result.input_request,
-      };
-    }
-    if (outcome.status === 'done') {
-      return { callId: call.callId, toolName: tool.name, result: outcome.result, status: 'done' };
-    }
-    const { pause } = outcome;
-    return {
-      callId: call.callId,
-      toolName: tool.name,
-      result: outcome.result,
-      status: 'pending',
-      ...(pause.type === 'ksadk_credential'
-        ? { credentialRequest: pause.credential_request }
-        : { approvalRequest: pause.approval_request }),
-    };
-  };
-  return async (call, decision, awaiting) => {
-    try {
-      return await runOne(call, decision, awaiting);
-    } catch (error) {
-      return {
-        callId: call.callId,
-        toolName: call.name,
-        result: failedResult(error),
-        status: 'done',
-      };
-    }
-  };
-}
-
-/**
- * The model's JSON arguments through core's one parser, with strict-mode nulls turned back into
- * absent fields; what cannot be parsed is left as the string for the gateway to refuse.
- */
-function parseArguments(tool: Tool, raw: string, strict: boolean): unknown {
-  const parsed = parseModelArguments(raw);
-  if (!parsed.ok) return raw;
-  return normalizeOpenAIArguments(tool, parsed.args, strict && openAIToolSchema(tool).strict);
+  return createCallRunner({
+    tools: options.tools,
+    gateway: options.gateway,
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    normalizeArguments: (tool, args) =>
+      normalizeOpenAIArguments(tool, args, strict && openAIToolSchema(tool).strict),
+  });
 }

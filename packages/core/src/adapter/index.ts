@@ -1,5 +1,6 @@
 // @ksadk/core/adapter — for authors of framework adapters and of stores, not for agent builders:
-// the approval round trip a framework's human-in-the-loop drives, model-argument parsing, media
+// the approval round trip a framework's human-in-the-loop drives, the tool-call batch a provider
+// loop pauses and resumes (and its saved state), model-argument parsing, media
 // hand-off, the shape of a failed call, option checks, and the store helpers (outage errors,
 // quotas). Every adapter and store package of this repository builds on exactly these.
 
@@ -28,6 +29,7 @@ export {
   resolveExecutionQuotas,
 } from '../executions/execution-quotas.js';
 export { isRetryOf, outcomeOfRecord } from '../executions/execution-record.js';
+export { type DecidedCallOptions, invokeDecidedCall } from '../gateway/approval/decided-call.js';
 export {
   type ApprovalPause,
   approvalPauseFor,
@@ -50,7 +52,6 @@ export {
   pageSize,
   requestMatches,
 } from '../gateway/approval/record-filters.js';
-export { type DecidedCallOptions, invokeDecidedCall } from '../gateway/approval/decided-call.js';
 export {
   type ApprovalRoundTripOptions,
   type ApprovalRoundTripOutcome,
@@ -59,6 +60,24 @@ export {
   parseCredentialAnswer,
 } from '../gateway/approval/round-trip.js';
 export { isActiveGrant } from '../gateway/approval/standing-grant.js';
+export {
+  type BatchedToolCall,
+  type CallRunner,
+  type ModelToolCall,
+  type PendingToolCall,
+  type SavedToolCall,
+  type ToolCallBatch,
+  type ToolCallDecision,
+  toolCallBatch,
+} from '../gateway/batch/call-batch.js';
+export { type CallRunnerOptions, createCallRunner } from '../gateway/batch/call-runner.js';
+export {
+  readToolLoopState,
+  savedBatch,
+  TOOL_LOOP_STATE_VERSION,
+  type ToolLoopState,
+  toolLoopState,
+} from '../gateway/batch/tool-loop-state.js';
 export {
   type ArgumentLimits,
   type ModelArgumentsOutcome,

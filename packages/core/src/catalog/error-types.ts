@@ -2,7 +2,6 @@ import type { ErrorTypeTable } from '../gateway/tool-error-types.js';
 
 /** The `error_type` values of the tool catalogue: the dispatcher and `tool_search` (the Python contract's names), with their retry hints (besides the gateway's own). */
 export const CATALOG_ERROR_TYPES = {
-  unknown_tool: 'fix',
   unknown_action: 'fix',
   missing_tool_name: 'fix',
   invalid_arguments_json: 'fix',

@@ -48,6 +48,8 @@ export const GATEWAY_ERROR_TYPES = {
   // Shared by several capabilities
   query_required: 'fix',
   too_large: 'no',
+  /** A model called a tool it was not given (the dispatcher, every adapter's runner). */
+  unknown_tool: 'fix',
   permission_denied: 'no',
   no_space_left: 'no',
 } as const satisfies ErrorTypeTable;
