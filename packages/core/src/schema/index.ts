@@ -11,6 +11,7 @@ export {
 } from './tool-names.js';
 export {
   aiSdkToolSchema,
+  anthropicToolSchema,
   geminiToolSchema,
   langChainToolSchema,
   normalizeOpenAIArguments,

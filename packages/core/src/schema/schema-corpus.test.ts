@@ -12,6 +12,7 @@ import type { JsonSchema, Tool } from '../tool/tool.js';
 import { toolJsonSchema } from './canonical-schema.js';
 import {
   aiSdkToolSchema,
+  anthropicToolSchema,
   geminiToolSchema,
   langChainToolSchema,
   normalizeOpenAIArguments,
@@ -525,6 +526,20 @@ describe('schema corpus', () => {
       expect(sent).toEqual(schema);
       expect(validates(sent as JsonSchema, testCase.valid)).toBe(true);
       if (testCase.invalid) expect(validates(sent as JsonSchema, testCase.invalid)).toBe(false);
+      const gateway = createToolGateway({ env: {} });
+      expect(await gateway.invoke(testCase.tool, structuredClone(testCase.valid))).toEqual({
+        ok: true,
+        args: testCase.parsed ?? testCase.valid,
+      });
+    });
+
+    it('Anthropic: an object input_schema without $schema or a top-level combinator, accepting and rejecting the same', async () => {
+      const schema = anthropicToolSchema(testCase.tool);
+      expect(schema).not.toHaveProperty('$schema');
+      expect(schema['type']).toBe('object');
+      for (const key of ['anyOf', 'oneOf', 'allOf']) expect(schema).not.toHaveProperty(key);
+      expect(validates(schema, testCase.valid)).toBe(true);
+      if (testCase.invalid) expect(validates(schema, testCase.invalid)).toBe(false);
       const gateway = createToolGateway({ env: {} });
       expect(await gateway.invoke(testCase.tool, structuredClone(testCase.valid))).toEqual({
         ok: true,

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { JsonSchema, Tool } from '../tool/tool.js';
+import { toAnthropicInputSchema } from './anthropic-schema.js';
 import { toolJsonSchema } from './canonical-schema.js';
 import { toGeminiSchema } from './gemini-schema.js';
 import { normalizeStrictInput } from './normalize-strict-input.js';
@@ -7,6 +8,7 @@ import { type OpenAISchemaResult, toOpenAIStrictSchema } from './openai-strict.j
 
 const openAICache = new WeakMap<Tool, OpenAISchemaResult>();
 const geminiCache = new WeakMap<Tool, JsonSchema>();
+const anthropicCache = new WeakMap<Tool, JsonSchema>();
 
 /** Options for {@link openAIToolSchema}. */
 export interface OpenAIToolSchemaOptions {
@@ -59,6 +61,20 @@ export function geminiToolSchema(tool: Tool): JsonSchema {
  */
 export function aiSdkToolSchema(tool: Tool): JsonSchema {
   const { $schema: _dialect, ...schema } = toolJsonSchema(tool);
+  return schema;
+}
+
+/**
+ * A tool's `input_schema` for Anthropic's Messages API: an object schema without `$schema` and
+ * without top-level `anyOf` / `oneOf` / `allOf` (widened into the object's properties; the
+ * gateway still validates against the exact schema).
+ */
+export function anthropicToolSchema(tool: Tool): JsonSchema {
+  let schema = anthropicCache.get(tool);
+  if (!schema) {
+    schema = toAnthropicInputSchema(toolJsonSchema(tool));
+    anthropicCache.set(tool, schema);
+  }
   return schema;
 }
 
