@@ -71,6 +71,11 @@ describe('media in tool results', () => {
     expect(rest[TOOL_MEDIA_FIELD]).toEqual([
       { type: 'image', mime_type: 'image/png', attached: 0, handle: part!.handle },
     ]);
+    // One that takes only some formats gets the others described, still without base64.
+    const onlyJpeg = takeToolMedia(result, { mimeTypes: ['image/jpeg'] });
+    expect(onlyJpeg.media).toEqual([]);
+    expect(JSON.stringify(onlyJpeg.result)).toContain('saved as tool-results://call_1.media-0.png');
+    expect(JSON.stringify(onlyJpeg.result)).not.toContain(data.slice(0, 100));
   });
 
   it('parts the gateway checked are frozen: changing one later cannot slip bad data past the checks it skips', async () => {

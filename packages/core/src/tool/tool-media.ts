@@ -114,7 +114,7 @@ function described(part: unknown): Record<string, unknown> {
  * Splits a tool result into the result without its media (each media part replaced by a short
  * description in `media`, so the JSON stays small and says what was there) and the media parts
  * themselves, for the adapter to attach where the model API accepts them (`accept`: the media
- * types it can attach; default both). Parts of other types, parts that are not well-formed base64
+ * types it can attach, default both; `mimeTypes`: the formats it takes). Parts of other types or formats, parts that are not well-formed base64
  * image/audio, and parts larger than {@link MAX_INLINE_MEDIA_CHARS} stay described only.
  *
  * @example
@@ -126,14 +126,24 @@ function described(part: unknown): Record<string, unknown> {
  */
 export function takeToolMedia(
   result: ToolResult,
-  options: { accept?: readonly ToolMedia['type'][] } = {},
+  options: {
+    accept?: readonly ToolMedia['type'][];
+    /** The MIME types the model API takes (Anthropic: JPEG, PNG, GIF, WebP); others are described. @default any */
+    mimeTypes?: readonly string[];
+  } = {},
 ): { result: ToolResult; media: ToolMedia[] } {
   const parts = (result as Record<string, unknown>)[TOOL_MEDIA_FIELD];
   if (!Array.isArray(parts) || parts.length === 0) return { result, media: [] };
   const accept = new Set(options.accept ?? ['image', 'audio']);
+  const mimeTypes = options.mimeTypes ? new Set(options.mimeTypes) : undefined;
   const media: ToolMedia[] = [];
   const kept = parts.map((part) => {
-    if (isToolMedia(part) && accept.has(part.type) && part.data.length <= MAX_INLINE_MEDIA_CHARS) {
+    if (
+      isToolMedia(part) &&
+      accept.has(part.type) &&
+      (!mimeTypes || mimeTypes.has(part.mime_type)) &&
+      part.data.length <= MAX_INLINE_MEDIA_CHARS
+    ) {
       media.push(part);
       return {
         type: part.type,

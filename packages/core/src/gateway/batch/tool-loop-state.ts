@@ -116,7 +116,8 @@ export function readToolLoopState<Type extends string, Api extends string>(
     version: TOOL_LOOP_STATE_VERSION,
     api: kind.api,
     turns,
-    messages: state['messages'] as unknown[],
+    // A copy: the loop appends to it, and the caller's saved object stays as it was.
+    messages: [...(state['messages'] as unknown[])],
     calls: calls.map(readCall),
   };
 }
