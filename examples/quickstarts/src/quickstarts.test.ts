@@ -26,6 +26,16 @@ const quickstarts = [
     expect: ['sources: own builtin', 'approve? save_note', 'answer: Noted: pack an umbrella.'],
   },
   {
+    file: 'anthropic.ts',
+    doc: 'docs/anthropic.md',
+    expect: [
+      'sources: own builtin',
+      'approve? save_note',
+      'answer: Noted: pack an umbrella.',
+      'requests sent: 2',
+    ],
+  },
+  {
     file: 'openai.ts',
     doc: 'docs/openai.md',
     expect: [

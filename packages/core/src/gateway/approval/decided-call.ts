@@ -26,8 +26,8 @@ export interface DecidedCallOptions extends Omit<ToolCallOptions, 'approval'> {
  *
  * @example
  * ```ts
- * execute: (input, { toolCallId }) =>
- *   invokeDecidedCall(gateway, tool, input, { callId: toolCallId, decision: 'approve' }),
+ * // In a framework tool's execute, once the framework says its human approved this call:
+ * const result = await invokeDecidedCall(gateway, tool, input, { callId: toolCallId, decision: 'approve' });
  * ```
  */
 export async function invokeDecidedCall(
