@@ -21,12 +21,14 @@ const FOLDERS = [
   'packages/adk',
   'packages/openai',
   'packages/ai-sdk',
+  'packages/anthropic',
   'packages/redis',
   'packages/postgres',
   'examples/openai-function-calling',
   'examples/langgraph-agent',
   'examples/adk-agent',
   'examples/ai-sdk-chat',
+  'examples/anthropic-tool-loop',
 ];
 
 const NEWEST_FOLDERS = ['packages/openai', 'packages/ai-sdk'];

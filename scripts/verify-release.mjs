@@ -64,6 +64,7 @@ const TARGETS = [
     peers: { ai: NEWEST_PEERS.ai },
     node: '22',
   },
+  { name: '@ksadk/anthropic', example: 'anthropic-tool-loop' },
   {
     name: '@ksadk/redis',
     smoke: `import { createToolGateway } from '@ksadk/core';

@@ -6,7 +6,13 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const repo = fileURLToPath(new URL('../../..', import.meta.url));
-const examples = ['openai-function-calling', 'langgraph-agent', 'adk-agent', 'ai-sdk-chat'];
+const examples = [
+  'openai-function-calling',
+  'langgraph-agent',
+  'adk-agent',
+  'ai-sdk-chat',
+  'anthropic-tool-loop',
+];
 const tools = { tsx: '4.23.15', typescript: '5.9.3' };
 /**
  * What a user installs next to our packages. `pinned`: the frameworks as the examples and the
@@ -17,6 +23,7 @@ const versionSets = {
   pinned: {
     dependencies: {
       '@ai-sdk/openai': '3.0.141',
+      '@anthropic-ai/sdk': '1.16.0',
       ai: '6.0.325',
       '@google/adk': '2.0.0',
       '@google/genai': '2.32.0',
@@ -34,6 +41,7 @@ const versionSets = {
   lowest: {
     dependencies: {
       '@ai-sdk/openai': '3.0.141',
+      '@anthropic-ai/sdk': '0.137.0',
       ai: '6.0.0',
       '@google/adk': '2.0.0',
       '@google/genai': '2.9.0',
@@ -69,7 +77,7 @@ describe.each(Object.entries(versionSets))(
       app = path.join(work, 'app');
       mkdirSync(packs);
       mkdirSync(app);
-      for (const name of ['core', 'langgraph', 'adk', 'openai', 'ai-sdk']) {
+      for (const name of ['core', 'langgraph', 'adk', 'openai', 'ai-sdk', 'anthropic']) {
         execFileSync('pnpm', ['pack', '--pack-destination', packs], {
           cwd: path.join(repo, 'packages', name),
           stdio: 'pipe',
@@ -131,8 +139,8 @@ describe.each(Object.entries(versionSets))(
 
     it('install with the frameworks and resolve to one copy of @ksadk/core', () => {
       const installed = readdirSync(path.join(app, 'node_modules', '@ksadk')).sort();
-      expect(installed).toEqual(['adk', 'ai-sdk', 'core', 'langgraph', 'openai']);
-      for (const adapter of ['adk', 'ai-sdk', 'langgraph', 'openai']) {
+      expect(installed).toEqual(['adk', 'ai-sdk', 'anthropic', 'core', 'langgraph', 'openai']);
+      for (const adapter of ['adk', 'ai-sdk', 'anthropic', 'langgraph', 'openai']) {
         expect(() =>
           readdirSync(path.join(app, 'node_modules', '@ksadk', adapter, 'node_modules', '@ksadk')),
         ).toThrow();
@@ -152,7 +160,7 @@ describe.each(Object.entries(versionSets))(
     for (const example of examples) {
       it(`run ${example}`, () => {
         const env = { ...process.env };
-        for (const key of ['OPENAI_API_KEY', 'GEMINI_API_KEY', 'GOOGLE_GENAI_API_KEY'])
+        for (const key of ['OPENAI_API_KEY', 'GEMINI_API_KEY', 'GOOGLE_GENAI_API_KEY', 'ANTHROPIC_API_KEY'])
           delete env[key];
         const result = spawnSync(
           path.join(app, 'node_modules', '.bin', 'tsx'),
