@@ -71,7 +71,7 @@ function turnOf(runner: Runner, sessionId: string, events: readonly Event[]): Ad
 
 const adkDriver: AdapterDriver = {
   name: '@ksadk/adk',
-  async run({ tools, gateway, calls }) {
+  async run({ tools, gateway, calls, onProgress }) {
     const agent = new LlmAgent({
       name: 'assistant',
       model: new ScriptedLlm([
@@ -86,7 +86,7 @@ const adkDriver: AdapterDriver = {
         'done',
         'done',
       ]),
-      tools: toAdkTools([...tools], { gateway }),
+      tools: toAdkTools([...tools], { gateway, onProgress }),
     });
     const runner = new InMemoryRunner({ agent, appName: 'conformance' });
     const { id } = await runner.sessionService.createSession({

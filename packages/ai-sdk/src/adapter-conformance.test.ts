@@ -89,9 +89,12 @@ async function turnOf(
 
 const aiSdkDriver: AdapterDriver = {
   name: '@ksadk/ai-sdk',
-  run: ({ tools, gateway, calls }) =>
+  run: ({ tools, gateway, calls, onProgress }) =>
     turnOf(
-      toAiSdkTools(tools, { gateway: gateway as ToolGateway }),
+      toAiSdkTools(tools, {
+        gateway: gateway as ToolGateway,
+        onProgress: (event) => onProgress(event),
+      }),
       [{ role: 'user', content: 'go' }],
       [{ toolCalls: calls }, 'done'],
     ),
@@ -125,5 +128,7 @@ describe('the adapter conformance kit', () => {
     const failures = await checkAdapter(careless);
     expect(failures.some((failure) => failure.includes('the gated call ran before'))).toBe(true);
     expect(failures.some((failure) => failure.includes('forged approval'))).toBe(true);
+    // It never hands progress to the host.
+    expect(failures.some((failure) => failure.includes('the progress the host got'))).toBe(true);
   });
 });

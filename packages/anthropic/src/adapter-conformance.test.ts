@@ -43,7 +43,7 @@ function turnOf(result: ToolLoopResult): AdapterTurn {
 
 const anthropicDriver: AdapterDriver = {
   name: '@ksadk/anthropic',
-  run: async ({ tools, gateway, calls }) => {
+  run: async ({ tools, gateway, calls, onProgress }) => {
     const scripted = createScriptedAnthropicFetch([
       { toolCalls: calls.map((call) => ({ id: call.id, name: call.name, args: call.args })) },
       'Done.',
@@ -55,7 +55,7 @@ const anthropicDriver: AdapterDriver = {
       fetch: scripted.fetch,
       maxRetries: 0,
     });
-    const loop = createToolLoop(client, { model: 'claude-scripted', tools, gateway });
+    const loop = createToolLoop(client, { model: 'claude-scripted', tools, gateway, onProgress });
     return turnOf(await runWithInvocationContext(who, () => loop.run('go')));
   },
 };

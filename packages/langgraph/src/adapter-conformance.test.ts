@@ -1,6 +1,6 @@
 // The adapter conformance kit of @ksadk/core/testing, through a real LangGraph createAgent with a
 // scripted model, a MemorySaver checkpointer, interrupts and Command resumes.
-import { runWithInvocationContext } from '@ksadk/core';
+import { runWithInvocationContext, type ToolProgressEvent } from '@ksadk/core';
 import { type AdapterDriver, type AdapterTurn, checkAdapter } from '@ksadk/core/testing';
 import { AIMessage, type BaseMessage, ToolMessage } from '@langchain/core/messages';
 import { fakeModel } from '@langchain/core/testing';
@@ -15,7 +15,26 @@ let threads = 0;
 /** What the driver uses of an agent. */
 interface Agent {
   invoke(input: unknown, config: Config): Promise<unknown>;
+  stream(input: unknown, config: unknown): Promise<AsyncIterable<[string, unknown]>>;
   getState(config: Config): Promise<{ config: unknown }>;
+}
+
+/** Runs the agent streaming its values and the custom events, where the adapter puts progress. */
+async function streamed(
+  agent: Agent,
+  input: unknown,
+  config: Config,
+  onProgress: (event: ToolProgressEvent) => void,
+): Promise<unknown> {
+  let last: unknown;
+  const stream = await agent.stream(input, { ...config, streamMode: ['custom', 'values'] });
+  for await (const [mode, chunk] of stream) {
+    // An interrupt comes as a values chunk of its own: it joins the state before it.
+    if (mode !== 'custom') last = { ...(last as object), ...(chunk as object) };
+    else if ((chunk as { type?: string }).type === 'ksadk_progress')
+      onProgress(chunk as ToolProgressEvent);
+  }
+  return last;
 }
 type Config = { configurable: Record<string, string> };
 
@@ -45,7 +64,7 @@ async function turnOf(agent: Agent, state: unknown, config: Config): Promise<Ada
 
 const langGraphDriver: AdapterDriver = {
   name: '@ksadk/langgraph',
-  async run({ tools, gateway, calls }) {
+  async run({ tools, gateway, calls, onProgress }) {
     let model = fakeModel().respondWithTools(
       calls.map((call) => ({
         id: call.id,
@@ -62,7 +81,7 @@ const langGraphDriver: AdapterDriver = {
     threads += 1;
     const config = { configurable: { thread_id: `conformance-${threads}` } };
     const state = await runWithInvocationContext(who, () =>
-      agent.invoke({ messages: [{ role: 'user', content: 'go' }] }, config),
+      streamed(agent, { messages: [{ role: 'user', content: 'go' }] }, config, onProgress),
     );
     return turnOf(agent, state, config);
   },

@@ -30,7 +30,7 @@ function turnOf(batch: ToolCallBatch): AdapterTurn {
 
 const openAIDriver: AdapterDriver = {
   name: '@ksadk/openai',
-  run: async ({ tools, gateway, calls }) =>
+  run: async ({ tools, gateway, calls, onProgress }) =>
     turnOf(
       await runWithInvocationContext(who, () =>
         runToolCalls(
@@ -42,7 +42,7 @@ const openAIDriver: AdapterDriver = {
               arguments: typeof call.args === 'string' ? call.args : JSON.stringify(call.args),
             },
           })),
-          { tools: [...tools], gateway },
+          { tools: [...tools], gateway, onProgress },
         ),
       ),
     ),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { createToolGateway } from '../../gateway/create-tool-gateway.js';
+import type { ToolProgressEvent } from '../../gateway/run-with-timeout.js';
 import { defineTool } from '../../tool/define-tool.js';
 import type { Tool } from '../../tool/tool.js';
 import { type Check, type CheckContext, runChecks } from '../store-conformance/conformance-run.js';
@@ -7,7 +8,7 @@ import type { AdapterDriver, AdapterTurn } from './adapter-driver.js';
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex').toString('base64');
 
-/** The kit's tools: a gated write that counts its runs, a read, a thrower, a huge and an image. */
+/** The kit's tools: a gated write that counts its runs, a read, a thrower, a huge, an image and a long job. */
 function kitTools(runs: unknown[]): Tool[] {
   return [
     defineTool({
@@ -50,6 +51,16 @@ function kitTools(runs: unknown[]): Tool[] {
         media: [{ type: 'image', mime_type: 'image/png', data: PNG }],
       }),
     }),
+    defineTool({
+      name: 'long_job',
+      description: 'Works in two steps.',
+      input: z.object({}),
+      execute: (_input, context) => {
+        context.reportProgress({ progress: 1, total: 2, message: 'first half done' });
+        context.reportProgress({ progress: 2, total: 2, message: 'second half done' });
+        return { ok: true, steps: 2 };
+      },
+    }),
   ];
 }
 
@@ -71,6 +82,7 @@ function adapterCheck(
     c: CheckContext,
     runs: unknown[],
     turn: (calls: Calls) => Promise<AdapterTurn>,
+    progress: readonly ToolProgressEvent[],
   ) => Promise<void>,
 ): Check {
   return {
@@ -79,7 +91,9 @@ function adapterCheck(
       const runs: unknown[] = [];
       const gateway = createToolGateway({ env: {}, approvalMode: 'risk' });
       const tools = kitTools(runs);
-      await body(c, runs, (calls) => driver.run({ tools, gateway, calls }));
+      const progress: ToolProgressEvent[] = [];
+      const onProgress = (event: ToolProgressEvent) => progress.push(event);
+      await body(c, runs, (calls) => driver.run({ tools, gateway, calls, onProgress }), progress);
     },
   };
 }
@@ -171,6 +185,24 @@ function adapterChecks(driver: AdapterDriver): Check[] {
         `no image and no description: ${got.slice(0, 200)}`,
       );
     }),
+
+    check(
+      'progress of a long call reaches the host, never the model',
+      async (c, _runs, turn, progress) => {
+        const done = await turn([{ id: 'call_long', name: 'long_job', args: {} }]);
+        c.expectEqual(
+          progress.filter((event) => event.toolName === 'long_job').map((event) => event.message),
+          ['first half done', 'second half done'],
+          'the progress the host got',
+        );
+        const got = text(done.results['call_long']);
+        c.expect(
+          got.includes('"steps":2'),
+          `the model did not get the result: ${got.slice(0, 200)}`,
+        );
+        c.expect(!got.includes('half done'), 'the progress reached the model');
+      },
+    ),
   ];
 }
 
@@ -179,7 +211,8 @@ function adapterChecks(driver: AdapterDriver): Check[] {
  * scripted model: a forged `approval` in model arguments runs nothing; a gated call pauses and,
  * approved, runs exactly once (and a replay of the decision runs nothing); a rejection runs
  * nothing and reaches the model; one result per call in a batch whatever fails; a 5 MB result is
- * budgeted; media arrives as the framework's media or a description. Returns the failures
+ * budgeted; media arrives as the framework's media or a description; the progress of a long call
+ * reaches the host through the adapter's progress channel, never the model. Returns the failures
  * (`"<adapter>: <check>: <what went wrong>"`), empty when it conforms.
  *
  * @example

@@ -1,4 +1,5 @@
 import type { ToolGateway } from '../../gateway/gateway-types.js';
+import type { ToolProgressEvent } from '../../gateway/run-with-timeout.js';
 import type { Tool } from '../../tool/tool.js';
 
 /** One tool call the kit has the scripted model make: always with its id. */
@@ -31,10 +32,15 @@ export interface AdapterTurn {
 export interface AdapterDriver {
   /** The adapter's name, for the failures. */
   readonly name: string;
-  /** Runs one model turn making `calls` with `tools` through `gateway`. */
+  /**
+   * Runs one model turn making `calls` with `tools` through `gateway`, handing the progress of
+   * long calls to `onProgress` through the adapter's own progress channel (its `onProgress`
+   * option, LangGraph's custom stream…).
+   */
   run(input: {
     readonly tools: readonly Tool[];
     readonly gateway: ToolGateway;
     readonly calls: readonly ConformanceCall[];
+    readonly onProgress: (event: ToolProgressEvent) => void;
   }): Promise<AdapterTurn>;
 }
