@@ -9,7 +9,12 @@ import {
   setLogLevel,
 } from '@google/adk';
 import type { Content, FunctionCall } from '@google/genai';
-import { type AdapterDriver, type AdapterTurn, checkAdapter } from '@ksadk/core/testing';
+import {
+  type AdapterDecision,
+  type AdapterDriver,
+  type AdapterTurn,
+  checkAdapter,
+} from '@ksadk/core/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ScriptedLlm } from './testing/scripted-llm.js';
 import { toAdkTools } from './to-adk-tools.js';
@@ -26,6 +31,13 @@ async function collect(iterable: AsyncIterable<Event>): Promise<Event[]> {
 }
 
 const partsOf = (events: readonly Event[]) => events.flatMap((event) => event.content?.parts ?? []);
+
+/** The kit's decision as a confirmation's response: confirmed, or the question's answer. */
+function responseOf(decision: AdapterDecision | undefined): Record<string, unknown> {
+  if (typeof decision === 'object')
+    return { confirmed: true, payload: { action: 'accept', content: decision.answer } };
+  return { confirmed: decision === 'approve' };
+}
 
 /** The turn so far (every event of the session), and how to answer its confirmations. */
 function turnOf(runner: Runner, sessionId: string, events: readonly Event[]): AdapterTurn {
@@ -49,9 +61,14 @@ function turnOf(runner: Runner, sessionId: string, events: readonly Event[]): Ad
   const originalOf = (call: FunctionCall) =>
     (call.args as { originalFunctionCall?: { id?: string } } | undefined)?.originalFunctionCall
       ?.id ?? '';
+  /** What a confirmation is for: an approval, or a question the call asked (`ksadk_input`). */
+  const isQuestion = (call: FunctionCall) =>
+    (call.args as { toolConfirmation?: { payload?: { type?: string } } } | undefined)
+      ?.toolConfirmation?.payload?.type === 'ksadk_input';
   return {
     results,
-    paused: open.map(originalOf),
+    paused: open.filter((call) => !isQuestion(call)).map(originalOf),
+    asked: open.filter(isQuestion).map(originalOf),
     resume: async (decisions) => {
       const answer: Content = {
         role: 'user',
@@ -59,7 +76,7 @@ function turnOf(runner: Runner, sessionId: string, events: readonly Event[]): Ad
           functionResponse: {
             id: call.id,
             name: REQUEST_CONFIRMATION_FUNCTION_CALL_NAME,
-            response: { confirmed: decisions[originalOf(call)] === 'approve' },
+            response: responseOf(decisions[originalOf(call)]),
           },
         })),
       };

@@ -89,6 +89,9 @@ async function turnOf(
 
 const aiSdkDriver: AdapterDriver = {
   name: '@ksadk/ai-sdk',
+  // The AI SDK has no way for a running tool to ask the user something: the call is told the user
+  // declined, and says so to the model.
+  questions: 'decline',
   run: ({ tools, gateway, calls, onProgress }) =>
     turnOf(
       toAiSdkTools(tools, {

@@ -6,12 +6,21 @@ import type {
   ToolResultBlockParam,
 } from '@anthropic-ai/sdk/resources/messages/messages';
 import { runWithInvocationContext } from '@ksadk/core';
-import { type AdapterDriver, type AdapterTurn, checkAdapter } from '@ksadk/core/testing';
+import {
+  type AdapterDecision,
+  type AdapterDriver,
+  type AdapterTurn,
+  checkAdapter,
+} from '@ksadk/core/testing';
 import { describe, expect, it } from 'vitest';
 import { createToolLoop, type ToolLoopResult } from './create-tool-loop.js';
 import { createScriptedAnthropicFetch } from './testing/scripted-anthropic-fetch.js';
 
 const who = { accountId: 'acct-conformance', userId: 'u', sessionId: 's' };
+
+/** The kit's decision as the loop takes it: an approval decision, or a question's answer. */
+const decisionOf = (decision: AdapterDecision) =>
+  typeof decision === 'string' ? decision : { action: 'accept', content: decision.answer };
 
 /** What Claude was given for each call: the tool_result content, by tool_use_id. */
 function resultsIn(messages: readonly MessageParam[]): Record<string, unknown> {
@@ -30,13 +39,23 @@ function resultsIn(messages: readonly MessageParam[]): Record<string, unknown> {
   return results;
 }
 
+/** The calls paused for an approval or for a question. */
+const pendingOf = (result: ToolLoopResult, kind: 'approval' | 'input'): string[] =>
+  result.status === 'needs_approval'
+    ? result.pending.flatMap((call) => (call.kind === kind ? [call.callId] : []))
+    : [];
+
 function turnOf(result: ToolLoopResult): AdapterTurn {
   return {
     results: resultsIn(result.messages),
-    paused: result.status === 'needs_approval' ? result.pending.map((call) => call.callId) : [],
+    paused: pendingOf(result, 'approval'),
+    asked: pendingOf(result, 'input'),
     resume: async (decisions) => {
       if (result.status !== 'needs_approval') throw new Error('nothing is paused');
-      return turnOf(await runWithInvocationContext(who, () => result.resume(decisions)));
+      const answers = Object.fromEntries(
+        Object.entries(decisions).map(([id, decision]) => [id, decisionOf(decision)]),
+      );
+      return turnOf(await runWithInvocationContext(who, () => result.resume(answers)));
     },
   };
 }

@@ -44,18 +44,25 @@ async function turnOf(agent: Agent, state: unknown, config: Config): Promise<Ada
   for (const message of (state as { messages: BaseMessage[] }).messages)
     if (ToolMessage.isInstance(message)) results[message.tool_call_id] = message.content;
   const interrupts =
-    (state as { __interrupt__?: { value: { tool_call_id?: string } }[] }).__interrupt__ ?? [];
-  const paused = interrupts.flatMap((item) =>
-    item.value.tool_call_id ? [item.value.tool_call_id] : [],
-  );
+    (state as { __interrupt__?: { value: { type?: string; tool_call_id?: string } }[] })
+      .__interrupt__ ?? [];
+  const pausedFor = (type: string) =>
+    interrupts.flatMap((item) =>
+      item.value.type === type && item.value.tool_call_id ? [item.value.tool_call_id] : [],
+    );
   const at = (await agent.getState(config)).config as Config;
   return {
     results,
-    paused,
+    paused: pausedFor('ksadk_approval'),
+    asked: pausedFor('ksadk_input'),
     resume: async (decisions) => {
       const [decision] = Object.values(decisions);
+      const resume =
+        typeof decision === 'object'
+          ? { action: 'accept', content: decision.answer }
+          : { action: decision };
       const resumed = await runWithInvocationContext(who, () =>
-        agent.invoke(new Command({ resume: { action: decision } }), at),
+        agent.invoke(new Command({ resume }), at),
       );
       return turnOf(agent, resumed, config);
     },

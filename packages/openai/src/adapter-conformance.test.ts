@@ -1,12 +1,23 @@
 // The adapter conformance kit of @ksadk/core/testing, through @ksadk/openai's tool-call runner
 // (Chat Completions tool calls in, tool messages out).
 import { runWithInvocationContext } from '@ksadk/core';
-import { type AdapterDriver, type AdapterTurn, checkAdapter } from '@ksadk/core/testing';
+import {
+  type AdapterDecision,
+  type AdapterDriver,
+  type AdapterTurn,
+  checkAdapter,
+} from '@ksadk/core/testing';
 import { describe, expect, it } from 'vitest';
 import { runToolCalls } from './run-tool-calls.js';
 import type { ToolCallBatch } from './tool-call-batch.js';
 
 const who = { accountId: 'acct-conformance', userId: 'u', sessionId: 's' };
+
+/** The kit's decision as the batch takes it: an approval decision, or a question's answer. */
+const decisionOf = (decision: AdapterDecision) =>
+  typeof decision === 'string'
+    ? { action: decision }
+    : { action: 'accept', content: decision.answer };
 
 /** A batch as the kit sees it: the tool messages the model gets, the pending calls, and resume. */
 function turnOf(batch: ToolCallBatch): AdapterTurn {
@@ -14,13 +25,14 @@ function turnOf(batch: ToolCallBatch): AdapterTurn {
   for (const message of batch.toolMessages()) results[message.tool_call_id] = message.content;
   return {
     results,
-    paused: batch.pending.map((call) => call.callId),
+    paused: batch.pending.flatMap((call) => (call.kind === 'approval' ? [call.callId] : [])),
+    asked: batch.pending.flatMap((call) => (call.kind === 'input' ? [call.callId] : [])),
     resume: async (decisions) =>
       turnOf(
         await runWithInvocationContext(who, () =>
           batch.resume(
             Object.fromEntries(
-              Object.entries(decisions).map(([id, decision]) => [id, { action: decision }]),
+              Object.entries(decisions).map(([id, decision]) => [id, decisionOf(decision)]),
             ),
           ),
         ),

@@ -1,6 +1,7 @@
 export { type A2ATestServer, startA2ATestServer } from './a2a-test-server.js';
 export { checkAdapter } from './adapter-conformance/adapter-checks.js';
 export type {
+  AdapterDecision,
   AdapterDriver,
   AdapterTurn,
   ConformanceCall,

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { createToolGateway } from '../../gateway/create-tool-gateway.js';
 import type { ToolProgressEvent } from '../../gateway/run-with-timeout.js';
 import { defineTool } from '../../tool/define-tool.js';
+import { type HumanInputRequest, inputRequiredResult } from '../../tool/human-input.js';
+import { PAUSED } from '../../tool/paused.js';
 import type { Tool } from '../../tool/tool.js';
 import { type Check, type CheckContext, runChecks } from '../store-conformance/conformance-run.js';
 import type { AdapterDriver, AdapterTurn } from './adapter-driver.js';
@@ -50,6 +52,31 @@ function kitTools(runs: unknown[]): Tool[] {
         text: 'a chart',
         media: [{ type: 'image', mime_type: 'image/png', data: PNG }],
       }),
+    }),
+    defineTool({
+      name: 'pick_color',
+      description: 'Asks the user for a colour.',
+      input: z.object({}),
+      execute: async (_input, context) => {
+        const question: HumanInputRequest = {
+          type: 'ksadk_input',
+          tool_call_id: context.callId,
+          tool_name: context.toolName,
+          source: 'kit',
+          message: 'Which colour?',
+          requested_schema: {
+            type: 'object',
+            properties: { color: { type: 'string' } },
+            required: ['color'],
+          },
+          request_key: 'kit-color',
+        };
+        const answer = await context.askHuman(question);
+        if (answer === PAUSED) return inputRequiredResult(question);
+        if (answer.action !== 'accept')
+          return { ok: false, error_type: 'input_declined', error_message: 'The user declined.' };
+        return { ok: true, color: answer.content['color'] };
+      },
     }),
     defineTool({
       name: 'long_job',
@@ -187,6 +214,27 @@ function adapterChecks(driver: AdapterDriver): Check[] {
     }),
 
     check(
+      'a question mid-call reaches the host; its answer resumes the call',
+      async (c, _runs, turn) => {
+        const first = await turn([{ id: 'call_q', name: 'pick_color', args: {} }]);
+        if (driver.questions === 'decline') {
+          c.expect(
+            text(first.results['call_q']).includes('input_declined'),
+            `the model was not told the question went unanswered: ${text(first.results['call_q']).slice(0, 200)}`,
+          );
+          return;
+        }
+        c.expectEqual(first.asked ?? [], ['call_q'], 'the calls paused for a question');
+        c.expect(!('call_q' in first.results), 'the model got an answer before the human gave one');
+        const answered = await first.resume({ call_q: { answer: { color: 'teal' } } });
+        c.expect(
+          text(answered.results['call_q']).includes('"color":"teal"'),
+          `the answer did not reach the call: ${text(answered.results['call_q']).slice(0, 200)}`,
+        );
+      },
+    ),
+
+    check(
       'progress of a long call reaches the host, never the model',
       async (c, _runs, turn, progress) => {
         const done = await turn([{ id: 'call_long', name: 'long_job', args: {} }]);
@@ -211,7 +259,8 @@ function adapterChecks(driver: AdapterDriver): Check[] {
  * scripted model: a forged `approval` in model arguments runs nothing; a gated call pauses and,
  * approved, runs exactly once (and a replay of the decision runs nothing); a rejection runs
  * nothing and reaches the model; one result per call in a batch whatever fails; a 5 MB result is
- * budgeted; media arrives as the framework's media or a description; the progress of a long call
+ * budgeted; media arrives as the framework's media or a description; a question asked mid-call
+ * pauses the run for the host and its answer resumes the call; the progress of a long call
  * reaches the host through the adapter's progress channel, never the model. Returns the failures
  * (`"<adapter>: <check>: <what went wrong>"`), empty when it conforms.
  *

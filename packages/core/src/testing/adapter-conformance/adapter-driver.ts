@@ -9,6 +9,15 @@ export interface ConformanceCall {
   readonly args: Record<string, unknown> | string;
 }
 
+/**
+ * A host's answer to a paused call, in the kit's terms: approve or reject an approval request, or
+ * answer a question the call asked mid-way with `{ answer: content }`.
+ */
+export type AdapterDecision =
+  | 'approve'
+  | 'reject'
+  | { readonly answer: Readonly<Record<string, unknown>> };
+
 /** What one run of the framework came to, as the model and the host see it. */
 export interface AdapterTurn {
   /**
@@ -18,11 +27,13 @@ export interface AdapterTurn {
   readonly results: Readonly<Record<string, unknown>>;
   /** The calls that paused for a human's approval, by call id. */
   readonly paused: readonly string[];
+  /** The calls that paused for a question they asked mid-way (an MCP elicitation), by call id. */
+  readonly asked?: readonly string[];
   /**
    * The host's decisions for the paused calls (by call id), in the framework's own idiom; the
    * answer is the next turn. Calling it twice with the same decisions is a replay of the pause.
    */
-  resume(decisions: Readonly<Record<string, 'approve' | 'reject'>>): Promise<AdapterTurn>;
+  resume(decisions: Readonly<Record<string, AdapterDecision>>): Promise<AdapterTurn>;
 }
 
 /**
@@ -32,6 +43,12 @@ export interface AdapterTurn {
 export interface AdapterDriver {
   /** The adapter's name, for the failures. */
   readonly name: string;
+  /**
+   * How the framework takes a question asked mid-call: `pause` (the run pauses, the host answers,
+   * the call goes on) or `decline`, for a framework with no channel for it (the AI SDK): the call
+   * is told the human declined, and says so to the model. @default 'pause'
+   */
+  readonly questions?: 'pause' | 'decline';
   /**
    * Runs one model turn making `calls` with `tools` through `gateway`, handing the progress of
    * long calls to `onProgress` through the adapter's own progress channel (its `onProgress`
