@@ -35,7 +35,13 @@ const partsOf = (events: readonly Event[]) => events.flatMap((event) => event.co
 /** The kit's decision as a confirmation's response: confirmed, or the question's answer. */
 function responseOf(decision: AdapterDecision | undefined): Record<string, unknown> {
   if (typeof decision === 'object')
-    return { confirmed: true, payload: { action: 'accept', content: decision.answer } };
+    return {
+      confirmed: true,
+      payload:
+        'credential' in decision
+          ? decision.credential
+          : { action: 'accept', content: decision.answer },
+    };
   return { confirmed: decision === 'approve' };
 }
 
@@ -62,13 +68,16 @@ function turnOf(runner: Runner, sessionId: string, events: readonly Event[]): Ad
     (call.args as { originalFunctionCall?: { id?: string } } | undefined)?.originalFunctionCall
       ?.id ?? '';
   /** What a confirmation is for: an approval, or a question the call asked (`ksadk_input`). */
-  const isQuestion = (call: FunctionCall) =>
+  const payloadType = (call: FunctionCall) =>
     (call.args as { toolConfirmation?: { payload?: { type?: string } } } | undefined)
-      ?.toolConfirmation?.payload?.type === 'ksadk_input';
+      ?.toolConfirmation?.payload?.type;
+  const openFor = (type: string) =>
+    open.filter((call) => payloadType(call) === type).map(originalOf);
   return {
     results,
-    paused: open.filter((call) => !isQuestion(call)).map(originalOf),
-    asked: open.filter(isQuestion).map(originalOf),
+    paused: openFor('ksadk_approval'),
+    asked: openFor('ksadk_input'),
+    signIns: openFor('ksadk_credential'),
     resume: async (decisions) => {
       const answer: Content = {
         role: 'user',

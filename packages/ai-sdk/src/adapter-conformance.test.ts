@@ -1,7 +1,13 @@
 // The adapter conformance kit of @ksadk/core/testing, through the real AI SDK (generateText) with
 // a scripted model.
 import { runWithInvocationContext, type ToolGateway } from '@ksadk/core';
-import { type AdapterDriver, type AdapterTurn, checkAdapter } from '@ksadk/core/testing';
+import {
+  type AdapterDecision,
+  type AdapterDriver,
+  type AdapterTurn,
+  type ConformanceCall,
+  checkAdapter,
+} from '@ksadk/core/testing';
 import { generateText, type ModelMessage, stepCountIs } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { createScriptedLanguageModel } from './testing/scripted-language-model.js';
@@ -46,11 +52,43 @@ function addedBy(steps: readonly { response: { messages: ModelMessage[] } }[]): 
   return cumulative ? (perStep.at(-1) ?? []) : perStep.flat();
 }
 
+/** What a turn runs with: the tool set, the gateway under it, and the kit's calls. */
+interface Setup {
+  readonly tools: ReturnType<typeof toAiSdkTools>;
+  readonly gateway: ToolGateway;
+  readonly calls: readonly ConformanceCall[];
+}
+
+/**
+ * The host's part for a call that answered `credential_required` (the SDK cannot pause inside a
+ * call): provide the key for the request in its result, then let the model call again.
+ */
+async function provideCredentials(
+  setup: Setup,
+  results: Readonly<Record<string, unknown>>,
+  decisions: Readonly<Record<string, AdapterDecision>>,
+): Promise<ConformanceCall[]> {
+  const again: ConformanceCall[] = [];
+  for (const [callId, decision] of Object.entries(decisions)) {
+    if (typeof decision !== 'object' || !('credential' in decision)) continue;
+    const request = (results[callId] as { credential_request?: { id: string } } | undefined)
+      ?.credential_request;
+    if (!request) continue;
+    await runWithInvocationContext(who, () =>
+      setup.gateway.provideCredential(request.id, decision.credential),
+    );
+    const call = setup.calls.find((candidate) => candidate.id === callId);
+    if (call) again.push(call);
+  }
+  return again;
+}
+
 async function turnOf(
-  tools: ReturnType<typeof toAiSdkTools>,
+  setup: Setup,
   messages: ModelMessage[],
   turns: Parameters<typeof createScriptedLanguageModel>[0],
 ): Promise<AdapterTurn> {
+  const { tools } = setup;
   const model = createScriptedLanguageModel(turns);
   const result = await runWithInvocationContext(who, () =>
     generateText({ model, tools, messages, stopWhen: stepCountIs(3) }),
@@ -68,9 +106,11 @@ async function turnOf(
   return {
     results,
     paused: requests.map((request) => request.toolCall.toolCallId),
-    resume: (decisions) =>
-      turnOf(
-        tools,
+    resume: async (decisions) => {
+      const again = await provideCredentials(setup, results, decisions);
+      if (again.length > 0) return turnOf(setup, all, [{ toolCalls: again }, 'done']);
+      return turnOf(
+        setup,
         [
           ...all,
           {
@@ -83,7 +123,8 @@ async function turnOf(
           },
         ],
         ['done'],
-      ),
+      );
+    },
   };
 }
 
@@ -92,12 +133,19 @@ const aiSdkDriver: AdapterDriver = {
   // The AI SDK has no way for a running tool to ask the user something: the call is told the user
   // declined, and says so to the model.
   questions: 'decline',
+  // Nor pause a call for the user's credential: the call answers credential_required, the host
+  // provides it, and the model calls again.
+  credentials: 'result',
   run: ({ tools, gateway, calls, onProgress }) =>
     turnOf(
-      toAiSdkTools(tools, {
+      {
+        tools: toAiSdkTools(tools, {
+          gateway: gateway as ToolGateway,
+          onProgress: (event) => onProgress(event),
+        }),
         gateway: gateway as ToolGateway,
-        onProgress: (event) => onProgress(event),
-      }),
+        calls,
+      },
       [{ role: 'user', content: 'go' }],
       [{ toolCalls: calls }, 'done'],
     ),

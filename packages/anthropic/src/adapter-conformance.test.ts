@@ -19,8 +19,12 @@ import { createScriptedAnthropicFetch } from './testing/scripted-anthropic-fetch
 const who = { accountId: 'acct-conformance', userId: 'u', sessionId: 's' };
 
 /** The kit's decision as the loop takes it: an approval decision, or a question's answer. */
-const decisionOf = (decision: AdapterDecision) =>
-  typeof decision === 'string' ? decision : { action: 'accept', content: decision.answer };
+const decisionOf = (decision: AdapterDecision) => {
+  if (typeof decision === 'string') return decision;
+  return 'credential' in decision
+    ? decision.credential
+    : { action: 'accept', content: decision.answer };
+};
 
 /** What Claude was given for each call: the tool_result content, by tool_use_id. */
 function resultsIn(messages: readonly MessageParam[]): Record<string, unknown> {
@@ -40,7 +44,7 @@ function resultsIn(messages: readonly MessageParam[]): Record<string, unknown> {
 }
 
 /** The calls paused for an approval or for a question. */
-const pendingOf = (result: ToolLoopResult, kind: 'approval' | 'input'): string[] =>
+const pendingOf = (result: ToolLoopResult, kind: 'approval' | 'input' | 'credential'): string[] =>
   result.status === 'needs_approval'
     ? result.pending.flatMap((call) => (call.kind === kind ? [call.callId] : []))
     : [];
@@ -50,6 +54,7 @@ function turnOf(result: ToolLoopResult): AdapterTurn {
     results: resultsIn(result.messages),
     paused: pendingOf(result, 'approval'),
     asked: pendingOf(result, 'input'),
+    signIns: pendingOf(result, 'credential'),
     resume: async (decisions) => {
       if (result.status !== 'needs_approval') throw new Error('nothing is paused');
       const answers = Object.fromEntries(

@@ -55,12 +55,15 @@ async function turnOf(agent: Agent, state: unknown, config: Config): Promise<Ada
     results,
     paused: pausedFor('ksadk_approval'),
     asked: pausedFor('ksadk_input'),
+    signIns: pausedFor('ksadk_credential'),
     resume: async (decisions) => {
       const [decision] = Object.values(decisions);
       const resume =
-        typeof decision === 'object'
-          ? { action: 'accept', content: decision.answer }
-          : { action: decision };
+        typeof decision !== 'object'
+          ? { action: decision }
+          : 'credential' in decision
+            ? decision.credential
+            : { action: 'accept', content: decision.answer };
       const resumed = await runWithInvocationContext(who, () =>
         agent.invoke(new Command({ resume }), at),
       );

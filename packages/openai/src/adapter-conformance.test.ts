@@ -14,10 +14,12 @@ import type { ToolCallBatch } from './tool-call-batch.js';
 const who = { accountId: 'acct-conformance', userId: 'u', sessionId: 's' };
 
 /** The kit's decision as the batch takes it: an approval decision, or a question's answer. */
-const decisionOf = (decision: AdapterDecision) =>
-  typeof decision === 'string'
-    ? { action: decision }
+const decisionOf = (decision: AdapterDecision) => {
+  if (typeof decision === 'string') return { action: decision };
+  return 'credential' in decision
+    ? decision.credential
     : { action: 'accept', content: decision.answer };
+};
 
 /** A batch as the kit sees it: the tool messages the model gets, the pending calls, and resume. */
 function turnOf(batch: ToolCallBatch): AdapterTurn {
@@ -27,6 +29,7 @@ function turnOf(batch: ToolCallBatch): AdapterTurn {
     results,
     paused: batch.pending.flatMap((call) => (call.kind === 'approval' ? [call.callId] : [])),
     asked: batch.pending.flatMap((call) => (call.kind === 'input' ? [call.callId] : [])),
+    signIns: batch.pending.flatMap((call) => (call.kind === 'credential' ? [call.callId] : [])),
     resume: async (decisions) =>
       turnOf(
         await runWithInvocationContext(who, () =>

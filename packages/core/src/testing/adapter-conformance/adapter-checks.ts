@@ -9,6 +9,9 @@ import { type Check, type CheckContext, runChecks } from '../store-conformance/c
 import type { AdapterDriver, AdapterTurn } from './adapter-driver.js';
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex').toString('base64');
+/** The kit gateway's key for sealing stored credentials, and the user's key the host provides. */
+const CREDENTIAL_KEY = 'adapter-kit-credential-sealing-key-0123456789';
+const USER_KEY = 'wx-kit-user-key-5f1c9a0d7e';
 
 /** The kit's tools: a gated write that counts its runs, a read, a thrower, a huge, an image and a long job. */
 function kitTools(runs: unknown[]): Tool[] {
@@ -79,6 +82,17 @@ function kitTools(runs: unknown[]): Tool[] {
       },
     }),
     defineTool({
+      name: 'weather_pro',
+      description: "Weather from a paid service, with the user's own key.",
+      input: z.object({}),
+      credentials: [{ id: 'kit-weather-key', kind: 'api_key', description: 'Your WeatherCo key' }],
+      execute: async (_input, context) => {
+        const { token } = await context.credential('kit-weather-key');
+        // Echoed on purpose: the gateway must keep the key out of what the model sees.
+        return { ok: true, forecast: 'sunny', echoed: `key=${token}` };
+      },
+    }),
+    defineTool({
       name: 'long_job',
       description: 'Works in two steps.',
       input: z.object({}),
@@ -116,7 +130,11 @@ function adapterCheck(
     name: `${driver.name}: ${name}`,
     async run(c) {
       const runs: unknown[] = [];
-      const gateway = createToolGateway({ env: {}, approvalMode: 'risk' });
+      const gateway = createToolGateway({
+        env: {},
+        approvalMode: 'risk',
+        credentials: { key: CREDENTIAL_KEY },
+      });
       const tools = kitTools(runs);
       const progress: ToolProgressEvent[] = [];
       const onProgress = (event: ToolProgressEvent) => progress.push(event);
@@ -235,6 +253,26 @@ function adapterChecks(driver: AdapterDriver): Check[] {
     ),
 
     check(
+      'a credential request reaches the host; the key it provides runs the call and never reaches the model',
+      async (c, _runs, turn) => {
+        const first = await turn([{ id: 'call_k', name: 'weather_pro', args: {} }]);
+        if (driver.credentials === 'result') {
+          c.expect(
+            text(first.results['call_k']).includes('credential_required'),
+            `the model was not told a credential is needed: ${text(first.results['call_k']).slice(0, 200)}`,
+          );
+        } else {
+          c.expectEqual(first.signIns ?? [], ['call_k'], 'the calls paused for a credential');
+          c.expect(!('call_k' in first.results), 'the model got an answer before the credential');
+        }
+        const done = await first.resume({ call_k: { credential: { apiKey: USER_KEY } } });
+        const got = text(done.results['call_k']);
+        c.expect(got.includes('sunny'), `the call did not run with the key: ${got.slice(0, 200)}`);
+        c.expect(!text(done.results).includes(USER_KEY), "the user's key reached the model");
+      },
+    ),
+
+    check(
       'progress of a long call reaches the host, never the model',
       async (c, _runs, turn, progress) => {
         const done = await turn([{ id: 'call_long', name: 'long_job', args: {} }]);
@@ -260,7 +298,8 @@ function adapterChecks(driver: AdapterDriver): Check[] {
  * approved, runs exactly once (and a replay of the decision runs nothing); a rejection runs
  * nothing and reaches the model; one result per call in a batch whatever fails; a 5 MB result is
  * budgeted; media arrives as the framework's media or a description; a question asked mid-call
- * pauses the run for the host and its answer resumes the call; the progress of a long call
+ * pauses the run for the host and its answer resumes the call; a credential request reaches the
+ * host and the key it provides runs the call without reaching the model; the progress of a long call
  * reaches the host through the adapter's progress channel, never the model. Returns the failures
  * (`"<adapter>: <check>: <what went wrong>"`), empty when it conforms.
  *

@@ -16,7 +16,8 @@ export interface ConformanceCall {
 export type AdapterDecision =
   | 'approve'
   | 'reject'
-  | { readonly answer: Readonly<Record<string, unknown>> };
+  | { readonly answer: Readonly<Record<string, unknown>> }
+  | { readonly credential: { readonly apiKey: string } };
 
 /** What one run of the framework came to, as the model and the host see it. */
 export interface AdapterTurn {
@@ -29,6 +30,8 @@ export interface AdapterTurn {
   readonly paused: readonly string[];
   /** The calls that paused for a question they asked mid-way (an MCP elicitation), by call id. */
   readonly asked?: readonly string[];
+  /** The calls that paused for the user's credential (a sign-in or a key), by call id. */
+  readonly signIns?: readonly string[];
   /**
    * The host's decisions for the paused calls (by call id), in the framework's own idiom; the
    * answer is the next turn. Calling it twice with the same decisions is a replay of the pause.
@@ -49,6 +52,14 @@ export interface AdapterDriver {
    * is told the human declined, and says so to the model. @default 'pause'
    */
   readonly questions?: 'pause' | 'decline';
+  /**
+   * How the framework takes a call that needs the user's credential: `pause` (the run pauses for
+   * the host, who provides it, and the call goes on) or `result`, for a framework that cannot
+   * pause inside a call (the AI SDK): the call answers `credential_required` with its request, the
+   * host provides the credential (`gateway.provideCredential`) and the model calls again — the
+   * driver's `resume` does both, with the same call id. @default 'pause'
+   */
+  readonly credentials?: 'pause' | 'result';
   /**
    * Runs one model turn making `calls` with `tools` through `gateway`, handing the progress of
    * long calls to `onProgress` through the adapter's own progress channel (its `onProgress`
