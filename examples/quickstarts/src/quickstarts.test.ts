@@ -26,6 +26,11 @@ const quickstarts = [
     expect: ['sources: own builtin', 'approve? save_note', 'answer: Noted: pack an umbrella.'],
   },
   {
+    file: 'openai-agents.ts',
+    doc: 'docs/openai-agents.md',
+    expect: ['sources: own builtin', 'approve? save_note', 'answer: Noted: pack an umbrella.'],
+  },
+  {
     file: 'anthropic.ts',
     doc: 'docs/anthropic.md',
     expect: [

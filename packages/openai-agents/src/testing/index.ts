@@ -1,0 +1,2 @@
+export type { ScriptedReply, ScriptedToolCall, ScriptedTurn } from '@ksadk/core/testing';
+export { createScriptedModel, type ScriptedModel } from './scripted-model.js';
