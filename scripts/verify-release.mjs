@@ -65,6 +65,7 @@ const TARGETS = [
     node: '22',
   },
   { name: '@ksadk/anthropic', example: 'anthropic-tool-loop' },
+  { name: '@ksadk/openai-agents', example: 'openai-agents-run-state' },
   {
     name: '@ksadk/redis',
     smoke: `import { createToolGateway } from '@ksadk/core';
