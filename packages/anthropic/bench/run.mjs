@@ -8,7 +8,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { betaZodTool } from '@anthropic-ai/sdk/helpers/beta/zod';
 import { createToolGateway, defineTool } from '@ksadk/core';
 import { z } from 'zod';
-import { perCallMicros, printTable } from '../../core/bench/measure.mjs';
+import { compareTurns } from '../../core/bench/measure.mjs';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 const { createToolLoop } = await import(pathToFileURL(`${packageDir}dist/index.js`).href);
@@ -66,41 +66,11 @@ const oursTurn = async () => {
   if (result.output !== 'done') throw new Error(`unexpected answer: ${result.status}`);
 };
 
-const opts = { batch: 50, samples: 30, warmup: 300 };
-const runs = { native: [], ours: [] };
-for (let round = 0; round < 3; round += 1) {
-  runs.native.push(await perCallMicros(nativeTurn, opts));
-  runs.ours.push(await perCallMicros(oursTurn, opts));
-}
-const nativeMicros = Math.min(...runs.native);
-const oursMicros = Math.min(...runs.ours);
-const ratio = oursMicros / nativeMicros;
-
-printTable(
-  'Anthropic: one Claude turn with a tool call, two model calls to a scripted Messages API (median µs)',
-  ['path', 'µs/turn', 'ratio'],
-  [
-    ["SDK's toolRunner with a betaZodTool", nativeMicros.toFixed(1), '1.00×'],
-    [
-      '@ksadk/anthropic createToolLoop (gateway inside)',
-      oursMicros.toFixed(1),
-      `${ratio.toFixed(2)}×`,
-    ],
-  ],
-);
-printTable(
-  'Targets',
-  ['target', 'met'],
-  [
-    [
-      `a turn within 1× of the SDK's own tool path, ±5% noise (${ratio.toFixed(2)}×)`,
-      ratio <= 1.05 ? 'yes' : 'NO',
-    ],
-  ],
-);
-if (ratio > 1.05) {
-  console.error(
-    `TARGETS MISSED (1 of 1):\n  ✗ a turn within 1× of the SDK's own tool path (${ratio.toFixed(2)}×)`,
-  );
-  process.exitCode = 1;
-}
+await compareTurns({
+  title:
+    'Anthropic: one Claude turn with a tool call, two model calls to a scripted Messages API (median µs)',
+  native: { label: "SDK's toolRunner with a betaZodTool", turn: nativeTurn },
+  ours: { label: '@ksadk/anthropic createToolLoop (gateway inside)', turn: oursTurn },
+  rounds: 3,
+  opts: { batch: 50, samples: 30, warmup: 300 },
+});

@@ -101,3 +101,29 @@ export function printTable(title, header, rows) {
   console.log(`\n${title}\n${line(header)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}`);
   for (const row of rows) console.log(line(row));
 }
+
+/**
+ * An adapter's turn against the framework's own tool path: interleaved rounds, the best of each,
+ * the table, and the target "within 1× (±5% noise)" — which sets a failing exit code when missed.
+ */
+export async function compareTurns({ title, native, ours, rounds = 3, opts }) {
+  const runs = { native: [], ours: [] };
+  for (let round = 0; round < rounds; round += 1) {
+    runs.native.push(await perCallMicros(native.turn, opts));
+    runs.ours.push(await perCallMicros(ours.turn, opts));
+  }
+  const nativeMicros = Math.min(...runs.native);
+  const oursMicros = Math.min(...runs.ours);
+  const ratio = oursMicros / nativeMicros;
+  printTable(title, ['path', 'µs/turn', 'ratio'], [
+    [native.label, nativeMicros.toFixed(1), '1.00×'],
+    [ours.label, oursMicros.toFixed(1), `${ratio.toFixed(2)}×`],
+  ]);
+  const target = `a turn within 1× of the SDK's own tool path, ±5% noise (${ratio.toFixed(2)}×)`;
+  printTable('Targets', ['target', 'met'], [[target, ratio <= 1.05 ? 'yes' : 'NO']]);
+  if (ratio > 1.05) {
+    console.error(`TARGETS MISSED (1 of 1):\n  ✗ ${target}`);
+    process.exitCode = 1;
+  }
+  return ratio;
+}
