@@ -14,7 +14,7 @@ export const NODE_RELEASES = { 22: '22.23.3', 24: '24.21.0' };
  * @langchain/langgraph 1.7.3, langchain 1.5.14, @google/adk 2.0.0, @google/genai 2.32.0). With
  * `--newest`, the adapters' tests run once more against these, on the last Node given.
  */
-export const NEWEST_PEERS = { openai: '7.59.0', ai: '7.0.173' };
+export const NEWEST_PEERS = { openai: '7.59.0', ai: '7.0.173', '@openai/agents': '0.20.0' };
 /** Installs (once) the pinned Node of this major; returns the folder holding its `node`. */
 export function installNode(major) {
   const version = NODE_RELEASES[major];

@@ -22,6 +22,7 @@ const FOLDERS = [
   'packages/openai',
   'packages/ai-sdk',
   'packages/anthropic',
+  'packages/openai-agents',
   'packages/redis',
   'packages/postgres',
   'examples/openai-function-calling',
@@ -29,9 +30,10 @@ const FOLDERS = [
   'examples/adk-agent',
   'examples/ai-sdk-chat',
   'examples/anthropic-tool-loop',
+  'examples/openai-agents-run-state',
 ];
 
-const NEWEST_FOLDERS = ['packages/openai', 'packages/ai-sdk'];
+const NEWEST_FOLDERS = ['packages/openai', 'packages/ai-sdk', 'packages/openai-agents'];
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const newest = process.argv.includes('--newest');

@@ -66,6 +66,14 @@ const TARGETS = [
   },
   { name: '@ksadk/anthropic', example: 'anthropic-tool-loop' },
   { name: '@ksadk/openai-agents', example: 'openai-agents-run-state' },
+  // @openai/agents 0.15 and later need openai 7 and so Node 22: the newest release of the range.
+  {
+    name: '@ksadk/openai-agents',
+    example: 'openai-agents-run-state',
+    label: 'openai-agents-newest',
+    peers: { '@openai/agents': NEWEST_PEERS['@openai/agents'] },
+    node: '22',
+  },
   {
     name: '@ksadk/redis',
     smoke: `import { createToolGateway } from '@ksadk/core';

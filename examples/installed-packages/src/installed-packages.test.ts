@@ -12,6 +12,7 @@ const examples = [
   'adk-agent',
   'ai-sdk-chat',
   'anthropic-tool-loop',
+  'openai-agents-run-state',
 ];
 const tools = { tsx: '4.23.15', typescript: '5.9.3' };
 /**
@@ -24,6 +25,7 @@ const versionSets = {
     dependencies: {
       '@ai-sdk/openai': '3.0.141',
       '@anthropic-ai/sdk': '1.16.0',
+      '@openai/agents': '0.14.3',
       ai: '6.0.325',
       '@google/adk': '2.0.0',
       '@google/genai': '2.32.0',
@@ -42,6 +44,7 @@ const versionSets = {
     dependencies: {
       '@ai-sdk/openai': '3.0.141',
       '@anthropic-ai/sdk': '0.137.0',
+      '@openai/agents': '0.14.0',
       ai: '6.0.0',
       '@google/adk': '2.0.0',
       '@google/genai': '2.9.0',
@@ -77,7 +80,15 @@ describe.each(Object.entries(versionSets))(
       app = path.join(work, 'app');
       mkdirSync(packs);
       mkdirSync(app);
-      for (const name of ['core', 'langgraph', 'adk', 'openai', 'ai-sdk', 'anthropic']) {
+      for (const name of [
+        'core',
+        'langgraph',
+        'adk',
+        'openai',
+        'ai-sdk',
+        'anthropic',
+        'openai-agents',
+      ]) {
         execFileSync('pnpm', ['pack', '--pack-destination', packs], {
           cwd: path.join(repo, 'packages', name),
           stdio: 'pipe',
@@ -139,8 +150,23 @@ describe.each(Object.entries(versionSets))(
 
     it('install with the frameworks and resolve to one copy of @ksadk/core', () => {
       const installed = readdirSync(path.join(app, 'node_modules', '@ksadk')).sort();
-      expect(installed).toEqual(['adk', 'ai-sdk', 'anthropic', 'core', 'langgraph', 'openai']);
-      for (const adapter of ['adk', 'ai-sdk', 'anthropic', 'langgraph', 'openai']) {
+      expect(installed).toEqual([
+        'adk',
+        'ai-sdk',
+        'anthropic',
+        'core',
+        'langgraph',
+        'openai',
+        'openai-agents',
+      ]);
+      for (const adapter of [
+        'adk',
+        'ai-sdk',
+        'anthropic',
+        'langgraph',
+        'openai',
+        'openai-agents',
+      ]) {
         expect(() =>
           readdirSync(path.join(app, 'node_modules', '@ksadk', adapter, 'node_modules', '@ksadk')),
         ).toThrow();
@@ -160,7 +186,12 @@ describe.each(Object.entries(versionSets))(
     for (const example of examples) {
       it(`run ${example}`, () => {
         const env = { ...process.env };
-        for (const key of ['OPENAI_API_KEY', 'GEMINI_API_KEY', 'GOOGLE_GENAI_API_KEY', 'ANTHROPIC_API_KEY'])
+        for (const key of [
+          'OPENAI_API_KEY',
+          'GEMINI_API_KEY',
+          'GOOGLE_GENAI_API_KEY',
+          'ANTHROPIC_API_KEY',
+        ])
           delete env[key];
         const result = spawnSync(
           path.join(app, 'node_modules', '.bin', 'tsx'),

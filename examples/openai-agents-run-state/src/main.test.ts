@@ -30,5 +30,6 @@ describe('the OpenAI Agents RunState example', () => {
     expect(second).toMatch(/"replayed":true|approval_already_used/);
     expect(stdout).toContain('notes/hello.txt: "Hello from a resumed run.\\n"');
     expect(stdout).toContain('write_workspace_file ran 1 time(s): succeeded');
+    expect(stdout).toContain('example check passed');
   }, 150_000);
 });

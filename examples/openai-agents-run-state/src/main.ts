@@ -95,6 +95,10 @@ async function main(): Promise<void> {
     if (!live && (ran.length !== 1 || ran[0]?.outcome !== 'succeeded' || !text)) {
       console.error('example check FAILED: the approved write should have run exactly once');
       process.exitCode = 1;
+    } else if (!live) {
+      console.log(
+        'example check passed: the run paused and was saved, approved in another process, ran once, and its replay ran nothing.',
+      );
     }
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -27,6 +27,8 @@ import { toOpenAIAgentsTools } from './to-openai-agents-tools.js';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 const fixture = fileURLToPath(new URL('./test-fixtures/resume-run-state.mjs', import.meta.url));
+// The child resolves the framework as this process does (the newest peers, when CI tests them).
+const peers = fileURLToPath(new URL('../../../scripts/test-peers.mjs', import.meta.url));
 
 interface Report {
   pid: number;
@@ -63,6 +65,8 @@ describe('a RunState resumed in another process', () => {
             '--conditions=@ksadk/source',
             '--import',
             'tsx',
+            '--import',
+            peers,
             fixture,
             stateFile,
             files.log,

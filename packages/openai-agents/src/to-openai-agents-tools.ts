@@ -44,11 +44,15 @@ function agentsTool(target: KsadkTool, options: OpenAIAgentsToolsOptions): OpenA
     strict,
     // Asked before the SDK runs a call it has no decision for: the gateway's decision for this very
     // call. A new call's request is made here, bound to the SDK's call id and the exact arguments.
-    needsApproval: async (_context: RunContext, input: unknown, callId?: string) => {
+    // Once the SDK holds a decision on the call (newer SDKs ask again on resume), a request made now
+    // is one no human saw, so it only looks: an approval never reaches arguments edited after it.
+    needsApproval: async (context: RunContext, input: unknown, callId?: string) => {
       if (!mayAsk()) return false;
       try {
+        const decided = callId ? sdkDecisionOf(context, made.name, callId) : undefined;
         const asked = await gateway.pendingApproval(target, argumentsFor(entry, input), {
           ...(callId ? { callId } : {}),
+          ...(decided ? { create: false } : {}),
         });
         return asked !== undefined;
       } catch {

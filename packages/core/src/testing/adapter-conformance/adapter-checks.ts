@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { createToolGateway } from '../../gateway/create-tool-gateway.js';
+import { gatewayFailure } from '../../gateway/results.js';
 import type { ToolProgressEvent } from '../../gateway/run-with-timeout.js';
 import { defineTool } from '../../tool/define-tool.js';
 import { type HumanInputRequest, inputRequiredResult } from '../../tool/human-input.js';
@@ -76,8 +77,7 @@ function kitTools(runs: unknown[]): Tool[] {
         };
         const answer = await context.askHuman(question);
         if (answer === PAUSED) return inputRequiredResult(question);
-        if (answer.action !== 'accept')
-          return { ok: false, error_type: 'input_declined', error_message: 'The user declined.' };
+        if (answer.action !== 'accept') return gatewayFailure('input_declined', 'The user declined.');
         return { ok: true, color: answer.content['color'] };
       },
     }),
