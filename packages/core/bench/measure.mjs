@@ -115,10 +115,14 @@ export async function compareTurns({ title, native, ours, rounds = 3, opts }) {
   const nativeMicros = Math.min(...runs.native);
   const oursMicros = Math.min(...runs.ours);
   const ratio = oursMicros / nativeMicros;
-  printTable(title, ['path', 'µs/turn', 'ratio'], [
-    [native.label, nativeMicros.toFixed(1), '1.00×'],
-    [ours.label, oursMicros.toFixed(1), `${ratio.toFixed(2)}×`],
-  ]);
+  printTable(
+    title,
+    ['path', 'µs/turn', 'ratio'],
+    [
+      [native.label, nativeMicros.toFixed(1), '1.00×'],
+      [ours.label, oursMicros.toFixed(1), `${ratio.toFixed(2)}×`],
+    ],
+  );
   const target = `a turn within 1× of the SDK's own tool path, ±5% noise (${ratio.toFixed(2)}×)`;
   printTable('Targets', ['target', 'met'], [[target, ratio <= 1.05 ? 'yes' : 'NO']]);
   if (ratio > 1.05) {

@@ -77,7 +77,8 @@ function kitTools(runs: unknown[]): Tool[] {
         };
         const answer = await context.askHuman(question);
         if (answer === PAUSED) return inputRequiredResult(question);
-        if (answer.action !== 'accept') return gatewayFailure('input_declined', 'The user declined.');
+        if (answer.action !== 'accept')
+          return gatewayFailure('input_declined', 'The user declined.');
         return { ok: true, color: answer.content['color'] };
       },
     }),
