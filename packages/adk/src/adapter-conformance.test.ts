@@ -16,6 +16,7 @@ import {
   checkAdapter,
 } from '@ksadk/core/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { loadAdkAgent } from './load-adk-agent.js';
 import { ScriptedLlm } from './testing/scripted-llm.js';
 import { toAdkTools } from './to-adk-tools.js';
 
@@ -127,6 +128,16 @@ const adkDriver: AdapterDriver = {
       }),
     );
     return turnOf(runner, id, events);
+  },
+  async load(options) {
+    const agent = new LlmAgent({ name: 'assistant', model: new ScriptedLlm(['done']) });
+    const load = await loadAdkAgent(agent, options);
+    return {
+      tools: load.assembly.tools,
+      sources: load.assembly.sources,
+      names: agent.tools.map((made) => (made as { name: string }).name),
+      close: load.close,
+    };
   },
 };
 

@@ -10,6 +10,7 @@ import {
 } from '@ksadk/core/testing';
 import { generateText, type ModelMessage, stepCountIs } from 'ai';
 import { describe, expect, it } from 'vitest';
+import { loadAiSdkTools } from './load-ai-sdk-tools.js';
 import { createScriptedLanguageModel } from './testing/scripted-language-model.js';
 import { toAiSdkTools } from './to-ai-sdk-tools.js';
 
@@ -149,6 +150,15 @@ const aiSdkDriver: AdapterDriver = {
       [{ role: 'user', content: 'go' }],
       [{ toolCalls: calls }, 'done'],
     ),
+  load: async (options) => {
+    const load = await loadAiSdkTools(options);
+    return {
+      tools: load.tools,
+      sources: load.assembly.sources,
+      names: Object.keys(load.toolSet),
+      close: load.close,
+    };
+  },
 };
 
 describe('the adapter conformance kit', () => {
@@ -175,11 +185,13 @@ describe('the adapter conformance kit', () => {
         const turn: AdapterTurn = { results, paused: [], resume: async () => turn };
         return turn;
       },
+      load: () => Promise.reject(new Error('no loader')),
     };
     const failures = await checkAdapter(careless);
     expect(failures.some((failure) => failure.includes('the gated call ran before'))).toBe(true);
     expect(failures.some((failure) => failure.includes('forged approval'))).toBe(true);
     // It never hands progress to the host.
     expect(failures.some((failure) => failure.includes('the progress the host got'))).toBe(true);
+    expect(failures.some((failure) => failure.includes('no loader'))).toBe(true);
   });
 });

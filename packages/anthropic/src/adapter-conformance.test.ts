@@ -14,6 +14,7 @@ import {
 } from '@ksadk/core/testing';
 import { describe, expect, it } from 'vitest';
 import { createToolLoop, type ToolLoopResult } from './create-tool-loop.js';
+import { loadAnthropicTools } from './load-anthropic-tools.js';
 import { createScriptedAnthropicFetch } from './testing/scripted-anthropic-fetch.js';
 
 const who = { accountId: 'acct-conformance', userId: 'u', sessionId: 's' };
@@ -81,6 +82,15 @@ const anthropicDriver: AdapterDriver = {
     });
     const loop = createToolLoop(client, { model: 'claude-scripted', tools, gateway, onProgress });
     return turnOf(await runWithInvocationContext(who, () => loop.run('go')));
+  },
+  load: async (options) => {
+    const load = await loadAnthropicTools(options);
+    return {
+      tools: load.tools,
+      sources: load.assembly.sources,
+      names: load.definitions.map((definition) => definition.name),
+      close: load.close,
+    };
   },
 };
 

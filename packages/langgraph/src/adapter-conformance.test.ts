@@ -7,6 +7,7 @@ import { fakeModel } from '@langchain/core/testing';
 import { Command, MemorySaver } from '@langchain/langgraph';
 import { createAgent } from 'langchain';
 import { describe, expect, it } from 'vitest';
+import { loadLangGraphTools } from './create-ksadk-agent.js';
 import { toLangGraphTools } from './to-langgraph-tools.js';
 
 const who = { accountId: 'acct-conformance', userId: 'u', sessionId: 's' };
@@ -94,6 +95,15 @@ const langGraphDriver: AdapterDriver = {
       streamed(agent, { messages: [{ role: 'user', content: 'go' }] }, config, onProgress),
     );
     return turnOf(agent, state, config);
+  },
+  async load(options) {
+    const load = await loadLangGraphTools(options);
+    return {
+      tools: load.assembly.tools,
+      sources: load.assembly.sources,
+      names: load.tools.map((made) => made.name),
+      close: load.close,
+    };
   },
 };
 

@@ -11,6 +11,7 @@ import {
 import { Agent, RunState, type RunToolApprovalItem, run } from '@openai/agents';
 import { describe, expect, it } from 'vitest';
 import { approvalRequestOf, settleRejections } from './interruptions.js';
+import { loadOpenAIAgentsTools } from './load-openai-agents-tools.js';
 import { outputsOf, sentToModel } from './test-fixtures/test-support.js';
 import { createScriptedModel } from './testing/scripted-model.js';
 import { type OpenAIAgentsTool, toOpenAIAgentsTools } from './to-openai-agents-tools.js';
@@ -112,6 +113,15 @@ const agentsDriver: AdapterDriver = {
   run: ({ tools, gateway, calls, onProgress }) => {
     const kit = { tools: toOpenAIAgentsTools(tools, { gateway, onProgress }), gateway, calls };
     return turnOf(kit, 'go', [{ toolCalls: calls }, 'done']);
+  },
+  load: async (options) => {
+    const load = await loadOpenAIAgentsTools(options);
+    return {
+      tools: load.tools,
+      sources: load.assembly.sources,
+      names: load.agentTools.map((made) => made.name),
+      close: load.close,
+    };
   },
 };
 

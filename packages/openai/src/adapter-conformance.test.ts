@@ -8,7 +8,9 @@ import {
   checkAdapter,
 } from '@ksadk/core/testing';
 import { describe, expect, it } from 'vitest';
+import { loadOpenAITools } from './load-openai-tools.js';
 import { runToolCalls } from './run-tool-calls.js';
+import { toOpenAITools } from './to-openai-tools.js';
 import type { ToolCallBatch } from './tool-call-batch.js';
 
 const who = { accountId: 'acct-conformance', userId: 'u', sessionId: 's' };
@@ -61,6 +63,17 @@ const openAIDriver: AdapterDriver = {
         ),
       ),
     ),
+  load: async (options) => {
+    const load = await loadOpenAITools(options);
+    return {
+      tools: load.tools,
+      sources: load.assembly.sources,
+      names: toOpenAITools(load.tools, { api: 'chat' }).map(
+        (definition) => (definition as { function: { name: string } }).function.name,
+      ),
+      close: load.close,
+    };
+  },
 };
 
 describe('the adapter conformance kit', () => {

@@ -3,6 +3,7 @@ export { checkAdapter } from './adapter-conformance/adapter-checks.js';
 export type {
   AdapterDecision,
   AdapterDriver,
+  AdapterLoad,
   AdapterTurn,
   ConformanceCall,
 } from './adapter-conformance/adapter-driver.js';

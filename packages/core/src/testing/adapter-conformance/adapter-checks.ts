@@ -8,6 +8,7 @@ import { PAUSED } from '../../tool/paused.js';
 import type { Tool } from '../../tool/tool.js';
 import { type Check, type CheckContext, runChecks } from '../store-conformance/conformance-run.js';
 import type { AdapterDriver, AdapterTurn } from './adapter-driver.js';
+import { loadOrderCheck } from './load-check.js';
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex').toString('base64');
 /** The kit gateway's key for sealing stored credentials, and the user's key the host provides. */
@@ -290,6 +291,8 @@ function adapterChecks(driver: AdapterDriver): Check[] {
         c.expect(!got.includes('half done'), 'the progress reached the model');
       },
     ),
+
+    loadOrderCheck(driver),
   ];
 }
 
@@ -301,7 +304,10 @@ function adapterChecks(driver: AdapterDriver): Check[] {
  * budgeted; media arrives as the framework's media or a description; a question asked mid-call
  * pauses the run for the host and its answer resumes the call; a credential request reaches the
  * host and the key it provides runs the call without reaching the model; the progress of a long call
- * reaches the host through the adapter's progress channel, never the model. Returns the failures
+ * reaches the host through the adapter's progress channel, never the model; the adapter's loader,
+ * with memory, local skills, built-ins and an MCP server all from the environment, hands the
+ * framework the tools in the documented order, and an MCP tool whose name is over the provider's
+ * limit is sanitised for the model and called on the server by its own name. Returns the failures
  * (`"<adapter>: <check>: <what went wrong>"`), empty when it conforms.
  *
  * @example

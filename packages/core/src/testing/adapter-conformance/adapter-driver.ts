@@ -1,3 +1,5 @@
+import type { ToolSource } from '../../catalog/assemble-agent-tools.js';
+import type { LoadAgentToolsOptions } from '../../catalog/load-agent-tools.js';
 import type { ToolGateway } from '../../gateway/gateway-types.js';
 import type { ToolProgressEvent } from '../../gateway/run-with-timeout.js';
 import type { Tool } from '../../tool/tool.js';
@@ -39,6 +41,18 @@ export interface AdapterTurn {
   resume(decisions: Readonly<Record<string, AdapterDecision>>): Promise<AdapterTurn>;
 }
 
+/** What an adapter's loader loaded, for the kit. */
+export interface AdapterLoad {
+  /** The tools as core assembled them, for `run`. */
+  readonly tools: readonly Tool[];
+  /** Where each tool came from (the load's `assembly.sources`). */
+  readonly sources: Readonly<Record<string, ToolSource>>;
+  /** The names the framework got, in the order it got them (one per tool). */
+  readonly names: readonly string[];
+  /** The load's `close`. */
+  close(): Promise<void>;
+}
+
 /**
  * How the conformance kit drives one adapter: the real framework, with a scripted model that makes
  * the kit's calls in one turn and then answers with text.
@@ -71,4 +85,9 @@ export interface AdapterDriver {
     readonly calls: readonly ConformanceCall[];
     readonly onProgress: (event: ToolProgressEvent) => void;
   }): Promise<AdapterTurn>;
+  /**
+   * Loads tools with the adapter's own loader (`loadOpenAITools`, `loadAiSdkTools`…) and these
+   * options, environment defaults included, and gives what the framework got.
+   */
+  load(options: LoadAgentToolsOptions): Promise<AdapterLoad>;
 }
