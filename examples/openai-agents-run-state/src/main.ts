@@ -13,15 +13,19 @@ import {
   createInMemoryApprovalStore,
   runWithInvocationContext,
 } from '@ksadk/core';
+import { approvalStoreOverIpc, serveApprovalStoreOverIpc } from '@ksadk/core/testing';
 import { approvalRequestOf } from '@ksadk/openai-agents';
 import { RunState, run } from '@openai/agents';
 import { notesAgent, PROMPT, type RunFolders, USER } from './notes-agent.js';
-import { parentApprovalStore, serveApprovalStore } from './shared-approval-store.js';
+
+// The processes share one approval store without a server: this process keeps an in-memory store
+// and serves it to the resuming processes over their IPC channel. A deployment shares a Redis or
+// PostgreSQL store instead (KSADK_APPROVAL_STORE=redis://… with @ksadk/redis).
 
 /** A resuming process: loads the saved run, shows the request, approves it, and runs on. */
 async function resume(stateFile: string, folders: RunFolders): Promise<void> {
   const tag = `[process ${process.pid}]`;
-  const { agent, close } = await notesAgent(folders, parentApprovalStore());
+  const { agent, close } = await notesAgent(folders, approvalStoreOverIpc());
   const state = await RunState.fromString(agent, await readFile(stateFile, 'utf8'));
   const answer = await runWithInvocationContext(USER, async () => {
     for (const item of state.getInterruptions()) {
@@ -50,7 +54,7 @@ function resumeInChild(stateFile: string, folders: RunFolders, store: ApprovalSt
       serialization: 'advanced',
       timeout: 120_000,
     });
-    serveApprovalStore(child, store);
+    serveApprovalStoreOverIpc(child, store);
     child.on('error', reject);
     child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`exit ${code}`))));
   });

@@ -19,7 +19,9 @@ function partsOf(message: ModelMessage): readonly Record<string, unknown>[] {
  * The client's answer to the approval request of `toolCallId` in `messages` — the SDK's
  * `tool-approval-request` part (in an assistant message) and the `tool-approval-response` to it (in
  * the last message) — or `undefined` when there is none. Only read here: the answer counts only
- * through the gateway, for a request it made for exactly this call.
+ * through the gateway, for a request it made for exactly this call. A request the SDK answered
+ * itself (`isAutomatic`: a call-level `toolApproval` said `'approved'`) is nobody's answer: with it,
+ * a later call of the same id in the same run would otherwise approve the gateway's request.
  */
 export function clientApprovalFor(
   messages: readonly ModelMessage[],
@@ -34,7 +36,8 @@ export function clientApprovalFor(
       if (
         part['type'] === 'tool-approval-request' &&
         part['toolCallId'] === toolCallId &&
-        typeof part['approvalId'] === 'string'
+        typeof part['approvalId'] === 'string' &&
+        part['isAutomatic'] !== true
       )
         approvalIds.add(part['approvalId']);
   }

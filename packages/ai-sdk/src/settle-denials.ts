@@ -28,6 +28,11 @@ export function register(tool: Tool, target: KsadkTool, gateway: ToolGateway): T
   return tool;
 }
 
+/** What a tool made by `toAiSdkTools` stands for, or `undefined` for any other tool. */
+export function registeredOf(tool: Tool): Registered | undefined {
+  return registered.get(tool);
+}
+
 /** The tools made for `gateway`, by name (the newest of a name), as `settleDenials` looks them up. */
 export function toolsOf(gateway: ToolGateway): (toolName: string) => Registered | undefined {
   return (toolName) => {

@@ -1,4 +1,5 @@
 import {
+  type ApprovalRequiredResult,
   KsadkError,
   type Tool as KsadkTool,
   type ToolGateway,
@@ -7,7 +8,7 @@ import {
 } from '@ksadk/core';
 import { checkOptions, invokeDecidedCall } from '@ksadk/core/adapter';
 import { aiSdkToolSchema } from '@ksadk/core/schema';
-import { jsonSchema, type Tool, type ToolSet, tool } from 'ai';
+import { jsonSchema, type ModelMessage, type Tool, type ToolSet, tool } from 'ai';
 import { clientApprovalFor } from './approval-responses.js';
 import { modelOutputOf } from './model-output.js';
 import { register, settleDenials, toolsOf } from './settle-denials.js';
@@ -24,23 +25,37 @@ export interface AiSdkToolsOptions {
   readonly onProgress?: (event: ToolProgressEvent, toolCallId: string) => void;
 }
 
+/**
+ * Whether the SDK is to ask before it runs a call — the gateway's decision for this very call (its
+ * policy, standing grants, the approval mode): the `approval_required` envelope of the request made
+ * for a call that asks (bound to the SDK's tool call id and the exact arguments), `true` for a call
+ * the client answered already (it goes on to `execute`, which alone decides what the answer is
+ * worth), `false` for a call that does not ask. The tool-level `needsApproval` and AI SDK 7's
+ * call-level `toolApproval` (`gatewayToolApproval`) both answer with it.
+ */
+export async function gatewayAsks(
+  target: KsadkTool,
+  gateway: ToolGateway,
+  input: unknown,
+  { toolCallId, messages }: { readonly toolCallId: string; readonly messages: ModelMessage[] },
+): Promise<ApprovalRequiredResult | boolean> {
+  // Denials are settled for every tool made for this gateway, so a merged ToolSet loses none.
+  await settleDenials(toolsOf(gateway), messages);
+  if (clientApprovalFor(messages, toolCallId)) return true;
+  return (await gateway.pendingApproval(target, input, { callId: toolCallId })) ?? false;
+}
+
 /** One KsADK tool as an AI SDK tool: every call through the gateway, approvals bound to it. */
 function aiSdkTool(target: KsadkTool, options: AiSdkToolsOptions): Tool {
   const { gateway, onProgress } = options;
-  // Denials are settled for every tool made for this gateway, so a merged ToolSet loses none.
   const ownTools = toolsOf(gateway);
   const made = tool<unknown, ToolResult>({
     description: target.description,
     inputSchema: jsonSchema(aiSdkToolSchema(target)),
-    // Asked before the SDK runs a call: the gateway's decision for this very call (its policy,
-    // standing grants, the approval mode). A new call's request is made here, bound to the SDK's
-    // tool call id and the exact arguments. A call the client answered goes on to `execute`
-    // (on AI SDK 6 as on 7), which alone decides what the answer is worth.
-    needsApproval: async (input, { toolCallId, messages }) => {
-      await settleDenials(ownTools, messages);
-      if (clientApprovalFor(messages, toolCallId)) return true;
-      return (await gateway.pendingApproval(target, input, { callId: toolCallId })) !== undefined;
-    },
+    // Asked before the SDK runs a call (on AI SDK 6 as on 7, unless a call-level `toolApproval`
+    // answers for the tool): a new call's request is made here.
+    needsApproval: async (input, options) =>
+      (await gatewayAsks(target, gateway, input, options)) !== false,
     execute: async (input, { toolCallId, messages, abortSignal }) => {
       await settleDenials(ownTools, messages);
       const call = {

@@ -13,15 +13,10 @@ import {
   createToolGateway,
   runWithInvocationContext,
 } from '@ksadk/core';
+import { serveApprovalStoreOverIpc } from '@ksadk/core/testing';
 import { Agent, run } from '@openai/agents';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  alice,
-  loggedWrite,
-  SECRET,
-  serveApprovalStore,
-  write,
-} from './test-fixtures/test-support.js';
+import { alice, loggedWrite, SECRET, write } from './test-fixtures/test-support.js';
 import { createScriptedModel } from './testing/scripted-model.js';
 import { toOpenAIAgentsTools } from './to-openai-agents-tools.js';
 
@@ -80,7 +75,7 @@ describe('a RunState resumed in another process', () => {
             timeout: 60_000,
           },
         );
-        serveApprovalStore(child, approvals);
+        serveApprovalStoreOverIpc(child, approvals);
         let stdout = '';
         let stderr = '';
         child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {

@@ -21,6 +21,7 @@ export {
   type FakeE2BRun,
   type FakeE2BSandboxRecord,
 } from './fake-e2b-provider.js';
+export { approvalStoreOverIpc, serveApprovalStoreOverIpc } from './ipc-approval-store.js';
 export {
   type McpServerProcess,
   type McpServerProcessOptions,

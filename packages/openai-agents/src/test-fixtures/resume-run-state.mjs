@@ -4,10 +4,11 @@
 // Usage: resume-run-state.mjs <stateFile> <logFile> <executionsDir> <approve|as-is>
 import { readFileSync } from 'node:fs';
 import { createFileExecutionStore, createToolGateway, runWithInvocationContext } from '@ksadk/core';
+import { approvalStoreOverIpc } from '@ksadk/core/testing';
 import { Agent, RunState, run } from '@openai/agents';
 import { createScriptedModel } from '../testing/scripted-model.ts';
 import { toOpenAIAgentsTools } from '../to-openai-agents-tools.ts';
-import { alice, approvalStoreOverIpc, loggedWrite, SECRET, sentToModel } from './test-support.ts';
+import { alice, loggedWrite, SECRET, sentToModel } from './test-support.ts';
 
 const [stateFile = '', logFile = '', executionsDir = '', mode = ''] = process.argv.slice(2);
 const gateway = createToolGateway({

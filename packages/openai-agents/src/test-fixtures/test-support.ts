@@ -1,15 +1,11 @@
 // For this package's tests: the note tools, who runs them, stores shared by "instances" (and by
-// processes, over the IPC channel), and what a run gave the model.
-import type { ChildProcess } from 'node:child_process';
+// processes, over the IPC channel of @ksadk/core/testing), and what a run gave the model.
 import { appendFileSync } from 'node:fs';
 import {
-  type ApprovalStore,
   createInMemoryApprovalStore,
   createInMemoryExecutionStore,
   createToolGateway,
   defineTool,
-  KsadkError,
-  type KsadkErrorCode,
   type Tool,
   type ToolGateway,
 } from '@ksadk/core';
@@ -110,75 +106,3 @@ export const loggedWrite = (logFile: string): Tool =>
       return { ok: true, saved: input.title, pid: process.pid };
     },
   });
-
-const STORE_METHODS = [
-  'create',
-  'get',
-  'findOpen',
-  'transition',
-  'listRequests',
-  'saveStandingGrant',
-  'getStandingGrant',
-  'findStandingGrants',
-  'listStandingGrants',
-  'revokeStandingGrant',
-  'appendAudit',
-  'listAudit',
-] as const;
-
-type StoreCall = { id: number; method: string; args: unknown[] };
-type StoreAnswer = {
-  id: number;
-  value?: unknown;
-  error?: { code: KsadkErrorCode; message: string };
-};
-
-/**
- * Serves `store` to a child process over its IPC channel (spawned with `serialization:
- * 'advanced'`): a shared approval store without a Redis or PostgreSQL server.
- */
-export function serveApprovalStore(child: ChildProcess, store: ApprovalStore): void {
-  const methods = store as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
-  child.on('message', (call: StoreCall) => {
-    const known = (STORE_METHODS as readonly string[]).includes(call.method);
-    const answer = (reply: Omit<StoreAnswer, 'id'>) => {
-      if (child.connected) child.send({ id: call.id, ...reply });
-    };
-    Promise.resolve()
-      .then(() => (known ? methods[call.method]!.apply(store, call.args) : undefined))
-      .then(
-        (value) => answer({ value }),
-        (error: unknown) =>
-          answer({
-            error: {
-              code: KsadkError.isInstance(error) ? error.code : 'store_unavailable',
-              message: error instanceof Error ? error.message : String(error),
-            },
-          }),
-      );
-  });
-}
-
-/** In a child process: the parent's approval store, over the IPC channel. */
-export function approvalStoreOverIpc(): ApprovalStore {
-  const waiting = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
-  let next = 0;
-  process.on('message', (answer: StoreAnswer) => {
-    const pending = waiting.get(answer.id);
-    waiting.delete(answer.id);
-    if (answer.error) pending?.reject(new KsadkError(answer.error.code, answer.error.message));
-    else pending?.resolve(answer.value);
-  });
-  const call =
-    (method: string) =>
-    (...args: unknown[]): Promise<unknown> =>
-      new Promise((resolve, reject) => {
-        const id = next++;
-        waiting.set(id, { resolve, reject });
-        process.send?.({ id, method, args });
-      });
-  return {
-    shared: true,
-    ...Object.fromEntries(STORE_METHODS.map((method) => [method, call(method)])),
-  } as unknown as ApprovalStore;
-}

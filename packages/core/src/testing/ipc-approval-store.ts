@@ -1,9 +1,8 @@
-// A shared approval store without a server, for this example: the parent process keeps the
-// in-memory store and serves it to its child processes over their IPC channel. A deployment
-// shares a Redis or PostgreSQL store instead (KSADK_APPROVAL_STORE=redis://… with @ksadk/redis).
 import type { ChildProcess } from 'node:child_process';
-import { type ApprovalStore, KsadkError, type KsadkErrorCode } from '@ksadk/core';
+import { KsadkError, type KsadkErrorCode } from '../errors/ksadk-error.js';
+import type { ApprovalStore } from '../gateway/approval/store-types.js';
 
+/** The store methods served over the channel; any other name answers `undefined`. */
 const METHODS = [
   'create',
   'get',
@@ -17,7 +16,7 @@ const METHODS = [
   'revokeStandingGrant',
   'appendAudit',
   'listAudit',
-] as const;
+] as const satisfies readonly (keyof ApprovalStore)[];
 
 type StoreCall = { id: number; method: string; args: unknown[] };
 type StoreAnswer = {
@@ -26,14 +25,25 @@ type StoreAnswer = {
   error?: { code: KsadkErrorCode; message: string };
 };
 
-/** In the parent: answers the child's store calls (spawn it with `serialization: 'advanced'`). */
-export function serveApprovalStore(child: ChildProcess, store: ApprovalStore): void {
+/**
+ * Serves `store` to a child process over its IPC channel (spawn it with `stdio: [..., 'ipc']` and
+ * `serialization: 'advanced'`, so dates survive): one approval store shared by several processes
+ * without a Redis or PostgreSQL server, for tests and offline examples of work that pauses in one
+ * process and resumes in another. The child uses {@link approvalStoreOverIpc}.
+ *
+ * @example
+ * ```ts
+ * const child = spawn(process.execPath, ['resume.js'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' });
+ * serveApprovalStoreOverIpc(child, createInMemoryApprovalStore());
+ * ```
+ */
+export function serveApprovalStoreOverIpc(child: ChildProcess, store: ApprovalStore): void {
   const methods = store as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
   child.on('message', (call: StoreCall) => {
     const reply = (answer: Omit<StoreAnswer, 'id'>) => {
       if (child.connected) child.send({ id: call.id, ...answer });
     };
-    const known = (METHODS as readonly string[]).includes(call.method);
+    const known = (METHODS as readonly string[]).includes(call?.method);
     Promise.resolve()
       .then(() => (known ? methods[call.method]!.apply(store, call.args) : undefined))
       .then(
@@ -49,8 +59,17 @@ export function serveApprovalStore(child: ChildProcess, store: ApprovalStore): v
   });
 }
 
-/** In a child: the parent's approval store. */
-export function parentApprovalStore(): ApprovalStore {
+/**
+ * In a child process started by one that calls {@link serveApprovalStoreOverIpc}: the parent's
+ * approval store (`shared: true`, so gateways in several processes may use it). A store error in
+ * the parent is a `KsadkError` with its code here.
+ *
+ * @example
+ * ```ts
+ * const gateway = createToolGateway({ approvalStore: approvalStoreOverIpc() });
+ * ```
+ */
+export function approvalStoreOverIpc(): ApprovalStore {
   const waiting = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
   let next = 0;
   process.on('message', (answer: StoreAnswer) => {
@@ -63,9 +82,13 @@ export function parentApprovalStore(): ApprovalStore {
     (method: string) =>
     (...args: unknown[]): Promise<unknown> =>
       new Promise((resolve, reject) => {
+        if (!process.send) {
+          reject(new KsadkError('invalid_config', 'This process has no IPC channel to a parent.'));
+          return;
+        }
         const id = next++;
         waiting.set(id, { resolve, reject });
-        process.send?.({ id, method, args });
+        process.send({ id, method, args });
       });
   return {
     shared: true,
