@@ -42,6 +42,5 @@ await compareTurns({
     'AI SDK: one generateText turn with a tool call, two model calls to a scripted model (median µs)',
   native: { label: 'SDK tool() with a zod schema', turn: turn(native) },
   ours: { label: '@ksadk/ai-sdk toAiSdkTools (gateway inside)', turn: turn(ours) },
-  rounds: 3,
   opts: { batch: 50, samples: 30, warmup: 300 },
 });

@@ -71,6 +71,5 @@ await compareTurns({
     'Anthropic: one Claude turn with a tool call, two model calls to a scripted Messages API (median µs)',
   native: { label: "SDK's toolRunner with a betaZodTool", turn: nativeTurn },
   ours: { label: '@ksadk/anthropic createToolLoop (gateway inside)', turn: oursTurn },
-  rounds: 3,
   opts: { batch: 50, samples: 30, warmup: 300 },
 });

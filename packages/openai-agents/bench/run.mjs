@@ -46,6 +46,5 @@ await compareTurns({
     'OpenAI Agents SDK: one run() turn with a tool call, two model calls to a scripted model (median µs)',
   native: { label: 'SDK tool() with zod parameters', turn: turn(native) },
   ours: { label: '@ksadk/openai-agents toOpenAIAgentsTools (gateway inside)', turn: turn(ours) },
-  rounds: 5,
   opts: { batch: 50, samples: 30, warmup: 300 },
 });
