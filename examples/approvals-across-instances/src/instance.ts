@@ -26,6 +26,8 @@ async function main(): Promise<unknown> {
   const urls = {
     redisUrl: process.env['REDIS_URL'] ?? '',
     postgresUrl: process.env['DATABASE_URL'] ?? '',
+    // ADK's sessions: a database of their own when given (the tests give one), else DATABASE_URL.
+    adkSessionsUrl: process.env['ADK_SESSIONS_URL'] || process.env['DATABASE_URL'] || '',
   };
   const story = await load();
   const approvalStore = await approvalStoreFor(store as StoreKind, urls, namespace);

@@ -7,6 +7,8 @@ export type StoreKind = 'redis' | 'postgres';
 export interface ServiceUrls {
   redisUrl: string;
   postgresUrl: string;
+  /** Where ADK keeps its sessions (`DATABASE_URL`'s database unless another is given). */
+  adkSessionsUrl?: string;
 }
 
 /**

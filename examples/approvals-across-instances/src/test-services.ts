@@ -6,6 +6,7 @@ declare module 'vitest' {
   export interface ProvidedContext {
     redisUrl: string;
     postgresUrl: string;
+    adkSessionsUrl: string;
     serviceProblems: string[];
     servicesRequired: boolean;
   }

@@ -39,6 +39,9 @@ export async function gatewayAsks(
   input: unknown,
   { toolCallId, messages }: { readonly toolCallId: string; readonly messages: ModelMessage[] },
 ): Promise<ApprovalRequiredResult | boolean> {
+  // A tool the gateway never stops, by its static check in this context (a policy decided per call
+  // counts as one that may stop), has no request to make: on to `execute`, which settles denials.
+  if (!gateway.requiresApproval(target)) return false;
   // Denials are settled for every tool made for this gateway, so a merged ToolSet loses none.
   await settleDenials(toolsOf(gateway), messages);
   if (clientApprovalFor(messages, toolCallId)) return true;

@@ -26,7 +26,9 @@ function runnerFor(context: InstanceContext, turns: ConstructorParameters<typeof
     model: new ScriptedLlm(turns),
     tools: toAdkTools([context.tool], { gateway: context.gateway }),
   });
-  const sessionService = new DatabaseSessionService(context.urls.postgresUrl);
+  const sessionService = new DatabaseSessionService(
+    context.urls.adkSessionsUrl || context.urls.postgresUrl,
+  );
   return { runner: new Runner({ agent, appName: APP, sessionService }), sessionService };
 }
 

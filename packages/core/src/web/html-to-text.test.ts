@@ -38,7 +38,7 @@ describe('htmlToText (the fallback)', () => {
   // Wall-clock bounds: retried, so a loaded machine's pause does not fail it; a quadratic
   // pass over 5 MB fails every attempt.
   it('is linear on adversarial inputs and never holds the event loop', {
-    timeout: 40_000,
+    timeout: 180_000,
     retry: 2,
   }, async () => {
     const size = 5_000_000;
@@ -56,7 +56,9 @@ describe('htmlToText (the fallback)', () => {
     for (const html of inputs) {
       const { maxGapMs, elapsedMs } = await watchLoop(() => htmlToText(html));
       const label = html.slice(0, 20);
-      expect(elapsedMs, label).toBeLessThan(3_000);
+      // Linear work on 5 MB takes well under a second; anything quadratic, hours. The bound leaves
+      // room for a CI machine busy with other tests.
+      expect(elapsedMs, label).toBeLessThan(15_000);
       expect(maxGapMs, label).toBeLessThan(250);
     }
   });
