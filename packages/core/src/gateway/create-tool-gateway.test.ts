@@ -390,6 +390,30 @@ describe('approvals cannot be forged', () => {
     });
   });
 
+  it('approvalStatus says where a request stands: pending, approved, consumed, rejected', async () => {
+    const gateway = createToolGateway({ env });
+    const tool = writeTool();
+    const first = await gateway.invoke(tool, { path: 'a', content: 'b' });
+    if (!isApprovalRequired(first)) throw new Error('expected approval_required');
+    const id = first.approval_request.id;
+    expect(await gateway.approvalStatus(id)).toMatchObject({ id, status: 'pending' });
+    const grant = await gateway.approve(id);
+    expect(await gateway.approvalStatus(id)).toMatchObject({ status: 'approved' });
+    expect((await gateway.invoke(tool, { path: 'a', content: 'b' }, { approval: grant })).ok).toBe(
+      true,
+    );
+    expect(await gateway.approvalStatus(id)).toMatchObject({ status: 'consumed' });
+    const second = await gateway.invoke(tool, { path: 'c', content: 'd' });
+    if (!isApprovalRequired(second)) throw new Error('expected approval_required');
+    await gateway.reject(second.approval_request.id, { reason: 'no' });
+    expect(await gateway.approvalStatus(second.approval_request.id)).toMatchObject({
+      status: 'rejected',
+      reason: 'no',
+    });
+    expect(await gateway.approvalStatus('appr_unknown')).toBeUndefined();
+    expect(await gateway.approvalStatus({} as never)).toBeUndefined();
+  });
+
   it('refuses a shared store without a configured secret, and accepts one from the environment', () => {
     const shared = { ...createInMemoryApprovalStore(), shared: true } as const;
     expect(() => createToolGateway({ env, approvalStore: shared })).toThrowError(

@@ -191,6 +191,7 @@ export function createToolGateway(options: ToolGatewayOptions = {}): ToolGateway
     approve: (approvalId, decision) => host.approve(approvalId, decision),
     reject: (approvalId, decision) => host.reject(approvalId, decision),
     getApprovalRequest: (approvalId, lookup = {}) => host.getRequest(approvalId, lookup.principal),
+    approvalStatus: (approvalId, lookup = {}) => host.getStatus(approvalId, lookup.principal),
     listApprovalRequests: (query = {}) => host.listRequests(query),
     listStandingGrants: (query = {}) => host.listStandingGrants(query),
     revokeStandingGrant: (id, revocation) => host.revokeStandingGrant(id, revocation),

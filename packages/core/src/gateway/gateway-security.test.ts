@@ -314,6 +314,7 @@ describe('approvals are decided only by their own account', () => {
     ]) {
       await runWithInvocationContext(attacker, async () => {
         expect(await gateway.getApprovalRequest(id)).toBeUndefined();
+        expect(await gateway.approvalStatus(id)).toBeUndefined();
         const approving = await gateway.approve(id).catch((error: unknown) => error);
         const rejecting = await gateway
           .reject(id, { reason: 'injected text' })

@@ -329,6 +329,15 @@ export interface ToolGateway extends ToolRunner {
     options?: { principal?: ApprovalPrincipal },
   ): Promise<ApprovalRequest | undefined>;
   /**
+   * Where one request stands, as the inbox shows it — `pending`, `approved` (grant unused),
+   * `rejected`, `consumed` or `expired`, who decided and when — for a host waiting on a decision
+   * made elsewhere. `undefined` for an unknown id or another account's or user's request.
+   */
+  approvalStatus(
+    approvalId: string,
+    options?: { principal?: ApprovalPrincipal },
+  ): Promise<ApprovalInboxItem | undefined>;
+  /**
    * The approval inbox: requests newest first, paged, of the principal's account (and user) only.
    * Each item says what a human needs to decide: tool, risk and why, side effects, the full
    * arguments, the session and the tool's summary of the call.

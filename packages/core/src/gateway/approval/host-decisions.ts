@@ -157,6 +157,7 @@ export interface HostDecisions {
   approve(id: string, options?: ApprovalDecisionOptions): Promise<ApprovalGrant>;
   reject(id: string, options?: ApprovalRejectionOptions): Promise<void>;
   getRequest(id: string, principal?: ApprovalPrincipal): Promise<ApprovalRequest | undefined>;
+  getStatus(id: string, principal?: ApprovalPrincipal): Promise<ApprovalInboxItem | undefined>;
   listRequests(query: {
     principal?: ApprovalPrincipal;
     status?: ApprovalListStatus | 'all';
@@ -319,6 +320,14 @@ export function createHostDecisions(
     async getRequest(approvalId, principal) {
       const record = await owned(approvalId, principalOf(principal));
       return record ? requestOf(record) : undefined;
+    },
+
+    async getStatus(approvalId, principal) {
+      if (typeof approvalId !== 'string' || !APPROVAL_ID.test(approvalId)) return undefined;
+      const record = await store.get(approvalId);
+      return record && owns(principalOf(principal), record)
+        ? inboxItemOf(record, Date.now())
+        : undefined;
     },
 
     async listRequests(query) {

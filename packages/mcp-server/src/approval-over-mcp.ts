@@ -1,0 +1,175 @@
+import type { ApprovalRequest, ToolGateway } from '@ksadk/core';
+import { type ApprovalPause, PAUSED } from '@ksadk/core/adapter';
+import { ElicitResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { McpRequestContext } from './request-context.js';
+
+/** How a gated call is decided over MCP. */
+export interface McpApprovalOptions {
+  /**
+   * Ask through the client's elicitation (form mode) when it declared it. With `false`, every
+   * decision is made through the gateway's API (the inbox, `gateway.approve`). @default true
+   */
+  readonly elicitation?: boolean;
+  /** How long a call waits for a decision made through the gateway's API. @default 300000 (5 min) */
+  readonly waitMs?: number;
+  /** How often a waiting call sends a progress notification (when the client asked for progress). @default 5000 */
+  readonly progressEveryMs?: number;
+}
+
+/** How the wait for a decision made elsewhere ended without one. */
+export type Undecided = 'timed_out' | 'expired' | 'cancelled';
+
+/** Arguments shown in the question, at most this many characters of their JSON. */
+const MAX_SHOWN_ARGS = 4000;
+/** Polling the approval store while waiting: from this interval, doubling up to the next. */
+const FIRST_POLL_MS = 100;
+const MAX_POLL_MS = 1000;
+
+/** What the human reads in the client's elicitation dialog: tool, risk, why, side effects, arguments. */
+export function questionOf(request: ApprovalRequest): string {
+  const json = JSON.stringify(request.arguments, null, 2);
+  const shown =
+    json.length > MAX_SHOWN_ARGS
+      ? `${json.slice(0, MAX_SHOWN_ARGS)}\n… (${json.length} characters in all; digest ${request.args_digest})`
+      : json;
+  const lines = [
+    `Allow ${request.tool_name}? Risk: ${request.risk_level}.`,
+    ...(request.why ? [`Why it asks: ${request.why}`] : []),
+    ...(request.summary ? [`What it does: ${request.summary}`] : []),
+    `Side effects: ${request.side_effects.length > 0 ? request.side_effects.join(', ') : 'none declared'}.`,
+    'Arguments:',
+    shown,
+  ];
+  return lines.join('\n');
+}
+
+/** The answer form: approve or decline is the dialog's accept/decline; these are extras. */
+const ANSWER_SCHEMA = {
+  type: 'object',
+  properties: {
+    always: {
+      type: 'boolean',
+      title: 'Also allow the next calls of this tool in this session',
+      default: false,
+    },
+    reason: { type: 'string', title: 'Reason (optional, shown to the model)', maxLength: 500 },
+  },
+} as const;
+
+/** Whether the client can answer a form elicitation. */
+function canElicit(context: McpRequestContext): boolean {
+  const elicitation = context.clientCapabilities()?.elicitation as
+    | { form?: unknown; url?: unknown }
+    | undefined;
+  if (!elicitation) return false;
+  // An empty `elicitation: {}` is form mode (the spec's default before modes were named).
+  return elicitation.form !== undefined || elicitation.url === undefined;
+}
+
+/** The human's decision through the client's elicitation, or `undefined` when the client failed to ask. */
+async function elicitDecision(
+  context: McpRequestContext,
+  request: ApprovalRequest,
+): Promise<unknown> {
+  let answer: Awaited<ReturnType<typeof ElicitResultSchema.parse>>;
+  try {
+    answer = await context.sendRequest(
+      {
+        method: 'elicitation/create',
+        params: { mode: 'form', message: questionOf(request), requestedSchema: ANSWER_SCHEMA },
+      },
+      ElicitResultSchema,
+      { signal: context.signal, timeout: context.approvals.waitMs },
+    );
+  } catch {
+    return undefined;
+  }
+  const content = (answer.content ?? {}) as { always?: unknown; reason?: unknown };
+  const reason =
+    typeof content.reason === 'string' && content.reason.trim() !== ''
+      ? content.reason.slice(0, 500)
+      : undefined;
+  if (answer.action === 'accept')
+    return content.always === true ? { type: 'approve', always: 'session' } : 'approve';
+  return {
+    type: 'reject',
+    reason:
+      reason ??
+      (answer.action === 'decline' ? 'The user declined.' : 'The user dismissed the request.'),
+  };
+}
+
+const delay = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+
+/**
+ * Waits for a decision made through the gateway's API (the approvals inbox, `gateway.approve`),
+ * sending progress every few seconds. An approval is taken up only once the store says the request
+ * is approved (its grant is then fetched again, as the host's own); a rejection lets the call answer
+ * `approval_rejected`. Never decides anything itself.
+ */
+async function waitForDecision(
+  gateway: ToolGateway,
+  context: McpRequestContext,
+  request: ApprovalRequest,
+): Promise<unknown | Undecided> {
+  const { waitMs, progressEveryMs } = context.approvals;
+  const started = Date.now();
+  let poll = FIRST_POLL_MS;
+  let nextProgress = started + progressEveryMs;
+  while (!context.signal.aborted) {
+    const now = Date.now();
+    if (now - started >= waitMs) return 'timed_out';
+    const status = await gateway.approvalStatus(request.id).catch(() => undefined);
+    // The host's own decision, repeated: the same grant (with the arguments it edited, if any).
+    if (status?.status === 'approved')
+      return status.edited_arguments ? { type: 'edit', args: status.edited_arguments } : 'approve';
+    if (status?.status === 'expired') return 'expired';
+    // Rejected, used or expired: the call itself answers why nothing runs.
+    if (status && status.status !== 'pending') return 'reject';
+    if (now >= nextProgress) {
+      nextProgress = now + progressEveryMs;
+      const waited = Math.round((now - started) / 1000);
+      context.progress(
+        waited,
+        Math.round(waitMs / 1000),
+        `Waiting for the user to approve ${request.tool_name} (${waited} s).`,
+      );
+    }
+    await delay(Math.min(poll, waitMs - (now - started)), context.signal);
+    poll = Math.min(poll * 2, MAX_POLL_MS);
+  }
+  return 'cancelled';
+}
+
+/**
+ * The MCP half of the approval round trip: ask through the client's elicitation when it can,
+ * otherwise wait for a decision made through the gateway's API. Returns the decision for the
+ * gateway's round trip, or {@link PAUSED} (with why in `undecided`) when nobody decided.
+ */
+export async function decideOverMcp(
+  gateway: ToolGateway,
+  context: McpRequestContext,
+  pause: ApprovalPause,
+  undecided: { reason?: Undecided },
+): Promise<unknown> {
+  const request = pause.approval_request;
+  if (context.approvals.elicitation && canElicit(context)) {
+    const decision = await elicitDecision(context, request);
+    if (decision !== undefined) return decision;
+  }
+  const decided = await waitForDecision(gateway, context, request);
+  if (decided === 'timed_out' || decided === 'expired' || decided === 'cancelled') {
+    undecided.reason = decided;
+    return PAUSED;
+  }
+  return decided;
+}

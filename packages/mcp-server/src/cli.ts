@@ -1,0 +1,170 @@
+import { readFile } from 'node:fs/promises';
+import { userInfo } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Tool as KsadkTool } from '@ksadk/core';
+import { loadAgentTools } from '@ksadk/core/catalog';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { createKsadkMcpServer } from './create-ksadk-mcp-server.js';
+import { isReadOnly } from './tool-listing.js';
+
+const HELP = `ksadk-mcp: KsADK tools served over MCP (stdio), every call through the guarded gateway.
+
+Options:
+  --workspace DIR     the folder the file tools are confined to
+  --skills DIR        a folder of skills, one per sub-folder (KSADK_LOCAL_SKILLS_DIR)
+  --sandbox BACKEND   where code runs: bubblewrap, local, e2b (KSADK_SANDBOX_BACKEND)
+  --include LIST      built-in tools and groups, comma-separated (focused, execute_skills, …)
+  --profile NAME      a built-in tools profile (KSADK_BUILTIN_TOOLS_PROFILE)
+  --read-only         serve only low-risk tools without side effects
+  --approval-wait S   how long a call waits for a decision made outside the client (default 300)
+  --config FILE       a JSON file with any of the options above (camelCase keys)
+  --help              this text
+
+Every other setting comes from the KSADK_* environment, as everywhere in KsADK.`;
+
+/** What the command line (or its JSON config) says. */
+interface CliOptions {
+  workspace?: string;
+  skills?: string;
+  sandbox?: string;
+  include?: string;
+  profile?: string;
+  readOnly?: boolean;
+  approvalWait?: number;
+}
+
+const CONFIG_KEYS = new Set([
+  'workspace',
+  'skills',
+  'sandbox',
+  'include',
+  'profile',
+  'readOnly',
+  'approvalWait',
+]);
+
+async function optionsOf(argv: readonly string[]): Promise<CliOptions | 'help'> {
+  const { values } = parseArgs({
+    args: [...argv],
+    strict: true,
+    options: {
+      workspace: { type: 'string' },
+      skills: { type: 'string' },
+      sandbox: { type: 'string' },
+      include: { type: 'string' },
+      profile: { type: 'string' },
+      'read-only': { type: 'boolean' },
+      'approval-wait': { type: 'string' },
+      config: { type: 'string' },
+      help: { type: 'boolean' },
+    },
+  });
+  if (values.help) return 'help';
+  let config: Record<string, unknown> = {};
+  if (values.config) {
+    const parsed: unknown = JSON.parse(await readFile(values.config, 'utf8'));
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      throw new Error(`${values.config} is not a JSON object.`);
+    config = parsed as Record<string, unknown>;
+    for (const key of Object.keys(config))
+      if (!CONFIG_KEYS.has(key)) throw new Error(`${values.config}: unknown option "${key}".`);
+  }
+  const text = (key: string, given: string | undefined): string | undefined => {
+    const value = given ?? config[key];
+    if (value !== undefined && typeof value !== 'string')
+      throw new Error(`${key} must be a string.`);
+    return value;
+  };
+  const wait = values['approval-wait'] ?? config['approvalWait'];
+  const approvalWait = wait === undefined ? undefined : Number(wait);
+  if (approvalWait !== undefined && !(approvalWait > 0 && approvalWait <= 86_400))
+    throw new Error('--approval-wait must be a number of seconds from 1 to 86400.');
+  const readOnly = values['read-only'] ?? config['readOnly'];
+  return {
+    ...(text('workspace', values.workspace) !== undefined
+      ? { workspace: text('workspace', values.workspace) }
+      : {}),
+    ...(text('skills', values.skills) !== undefined
+      ? { skills: text('skills', values.skills) }
+      : {}),
+    ...(text('sandbox', values.sandbox) !== undefined
+      ? { sandbox: text('sandbox', values.sandbox) }
+      : {}),
+    ...(text('include', values.include) !== undefined
+      ? { include: text('include', values.include) }
+      : {}),
+    ...(text('profile', values.profile) !== undefined
+      ? { profile: text('profile', values.profile) }
+      : {}),
+    ...(readOnly === true ? { readOnly: true } : {}),
+    ...(approvalWait !== undefined ? { approvalWait } : {}),
+  };
+}
+
+/** The local user's name (the stdio server's one user), or `local` where the system has none. */
+function localUser(): string {
+  try {
+    return userInfo().username || 'local';
+  } catch {
+    return 'local';
+  }
+}
+
+/** The environment the options stand for, over the process's own. */
+function environmentOf(options: CliOptions): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  // Results and sessions are kept under the project (the workspace, unless one is configured).
+  if (options.workspace && !env['KSADK_PROJECT_DIR']?.trim())
+    env['KSADK_PROJECT_DIR'] = path.resolve(options.workspace);
+  if (options.skills) env['KSADK_LOCAL_SKILLS_DIR'] = path.resolve(options.skills);
+  if (options.sandbox) env['KSADK_SANDBOX_BACKEND'] = options.sandbox;
+  if (options.profile) env['KSADK_BUILTIN_TOOLS_PROFILE'] = options.profile;
+  return env;
+}
+
+/**
+ * `ksadk-mcp`: loads the catalogue the options and the environment describe, serves it over stdio
+ * as the local user, and returns the exit code when the client goes away (stdin ends): every
+ * sandbox and MCP child it started is stopped first. Diagnostics go to stderr (stdout is the
+ * protocol).
+ */
+export async function main(argv: readonly string[]): Promise<number> {
+  let options: CliOptions | 'help';
+  try {
+    options = await optionsOf(argv);
+  } catch (error) {
+    process.stderr.write(`ksadk-mcp: ${(error as Error).message}\n${HELP}\n`);
+    return 2;
+  }
+  if (options === 'help') {
+    process.stdout.write(`${HELP}\n`);
+    return 0;
+  }
+  const env = environmentOf(options);
+  const load = await loadAgentTools({
+    env,
+    ...(options.workspace
+      ? { catalog: { env, workspace: { root: path.resolve(options.workspace) } } }
+      : {}),
+    ...(options.include ? { builtins: { include: options.include } } : {}),
+  });
+  for (const warning of load.warnings) process.stderr.write(`ksadk-mcp: ${warning}\n`);
+  const tools: readonly KsadkTool[] = options.readOnly ? load.tools.filter(isReadOnly) : load.tools;
+  const server = createKsadkMcpServer({
+    tools,
+    gateway: load.gateway,
+    principal: { userId: localUser() },
+    instructions: load.instructions,
+    ...(options.approvalWait ? { approvals: { waitMs: options.approvalWait * 1000 } } : {}),
+  });
+  const closed = new Promise<void>((resolve) => {
+    server.onclose = resolve;
+    process.stdin.once('end', resolve);
+  });
+  await server.connect(new StdioServerTransport());
+  await closed;
+  await server.close().catch(() => undefined);
+  await load.close();
+  return 0;
+}

@@ -1,0 +1,3 @@
+import { adapterVitestConfig } from '../../vitest.adapter.js';
+
+export default adapterVitestConfig('@ksadk/mcp-server');
