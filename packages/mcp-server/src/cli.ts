@@ -6,9 +6,10 @@ import type { Tool as KsadkTool } from '@ksadk/core';
 import { loadAgentTools } from '@ksadk/core/catalog';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createKsadkMcpServer } from './create-ksadk-mcp-server.js';
+import { serveKsadkMcpHttp } from './http-server.js';
 import { isReadOnly } from './tool-listing.js';
 
-const HELP = `ksadk-mcp: KsADK tools served over MCP (stdio), every call through the guarded gateway.
+const HELP = `ksadk-mcp: KsADK tools served over MCP (stdio, or --http), every call through the guarded gateway.
 
 Options:
   --workspace DIR     the folder the file tools are confined to
@@ -17,6 +18,8 @@ Options:
   --include LIST      built-in tools and groups, comma-separated (focused, execute_skills, …)
   --profile NAME      a built-in tools profile (KSADK_BUILTIN_TOOLS_PROFILE)
   --read-only         serve only low-risk tools without side effects
+  --http PORT         serve Streamable HTTP on 127.0.0.1:PORT (0: any free port) instead of
+                      stdio; clients send the token it prints as "Authorization: Bearer …"
   --approval-wait S   how long a call waits for a decision made outside the client (default 300)
   --config FILE       a JSON file with any of the options above (camelCase keys)
   --help              this text
@@ -32,6 +35,7 @@ interface CliOptions {
   profile?: string;
   readOnly?: boolean;
   approvalWait?: number;
+  http?: number;
 }
 
 const CONFIG_KEYS = new Set([
@@ -56,6 +60,7 @@ async function optionsOf(argv: readonly string[]): Promise<CliOptions | 'help'> 
       profile: { type: 'string' },
       'read-only': { type: 'boolean' },
       'approval-wait': { type: 'string' },
+      http: { type: 'string' },
       config: { type: 'string' },
       help: { type: 'boolean' },
     },
@@ -81,6 +86,10 @@ async function optionsOf(argv: readonly string[]): Promise<CliOptions | 'help'> 
   if (approvalWait !== undefined && !(approvalWait > 0 && approvalWait <= 86_400))
     throw new Error('--approval-wait must be a number of seconds from 1 to 86400.');
   const readOnly = values['read-only'] ?? config['readOnly'];
+  const port = values.http ?? config['http'];
+  const http = port === undefined ? undefined : Number(port);
+  if (http !== undefined && !(Number.isInteger(http) && http >= 0 && http <= 65_535))
+    throw new Error('--http must be a port number from 0 to 65535.');
   return {
     ...(text('workspace', values.workspace) !== undefined
       ? { workspace: text('workspace', values.workspace) }
@@ -99,6 +108,7 @@ async function optionsOf(argv: readonly string[]): Promise<CliOptions | 'help'> 
       : {}),
     ...(readOnly === true ? { readOnly: true } : {}),
     ...(approvalWait !== undefined ? { approvalWait } : {}),
+    ...(http !== undefined ? { http } : {}),
   };
 }
 
@@ -151,20 +161,30 @@ export async function main(argv: readonly string[]): Promise<number> {
   });
   for (const warning of load.warnings) process.stderr.write(`ksadk-mcp: ${warning}\n`);
   const tools: readonly KsadkTool[] = options.readOnly ? load.tools.filter(isReadOnly) : load.tools;
-  const server = createKsadkMcpServer({
+  const served = {
     tools,
     gateway: load.gateway,
     principal: { userId: localUser() },
     instructions: load.instructions,
     ...(options.approvalWait ? { approvals: { waitMs: options.approvalWait * 1000 } } : {}),
-  });
-  const closed = new Promise<void>((resolve) => {
-    server.onclose = resolve;
-    process.stdin.once('end', resolve);
-  });
-  await server.connect(new StdioServerTransport());
-  await closed;
-  await server.close().catch(() => undefined);
+  };
+  if (options.http !== undefined) {
+    const { url, token, close } = await serveKsadkMcpHttp({ ...served, port: options.http });
+    process.stderr.write(`ksadk-mcp: MCP at ${url}\nksadk-mcp: token ${token}\n`);
+    await new Promise<void>((resolve) => {
+      for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve());
+    });
+    await close();
+  } else {
+    const server = createKsadkMcpServer(served);
+    const closed = new Promise<void>((resolve) => {
+      server.onclose = resolve;
+      process.stdin.once('end', resolve);
+    });
+    await server.connect(new StdioServerTransport());
+    await closed;
+    await server.close().catch(() => undefined);
+  }
   await load.close();
   return 0;
 }

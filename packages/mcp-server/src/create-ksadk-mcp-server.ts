@@ -52,6 +52,18 @@ export interface KsadkMcpServerOptions {
   readonly instructions?: string;
 }
 
+/** The options {@link createKsadkMcpServer} takes. */
+export const SERVER_OPTIONS = {
+  tools: true,
+  gateway: true,
+  principal: true,
+  approvals: true,
+  maxConcurrentCalls: true,
+  name: true,
+  version: true,
+  instructions: true,
+} as const;
+
 const DEFAULT_WAIT_MS = 5 * 60_000;
 const MAX_WAIT_MS = 24 * 3_600_000;
 const VERSION = '0.1.0';
@@ -121,20 +133,7 @@ function undecidedResult(
  * ```
  */
 export function createKsadkMcpServer(options: KsadkMcpServerOptions): Server {
-  checkOptions(
-    options,
-    {
-      tools: true,
-      gateway: true,
-      principal: true,
-      approvals: true,
-      maxConcurrentCalls: true,
-      name: true,
-      version: true,
-      instructions: true,
-    },
-    'createKsadkMcpServer()',
-  );
+  checkOptions(options, SERVER_OPTIONS, 'createKsadkMcpServer()');
   const { tools, gateway } = options;
   const approvals = settingsOf(options.approvals);
   const maxCalls = options.maxConcurrentCalls ?? 8;

@@ -6,4 +6,11 @@ export {
   type KsadkMcpPrincipal,
   type KsadkMcpServerOptions,
 } from './create-ksadk-mcp-server.js';
+export {
+  createKsadkMcpHttpHandler,
+  type KsadkMcpHttpHandler,
+  type KsadkMcpHttpOptions,
+  type ServeKsadkMcpHttpOptions,
+  serveKsadkMcpHttp,
+} from './http-server.js';
 export { annotationsOf, isReadOnly, mcpToolOf } from './tool-listing.js';

@@ -1,9 +1,11 @@
+import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -52,7 +54,7 @@ const textOf = (result: { content: unknown }) =>
     unknown
   >;
 
-describe('ksadk-mcp over stdio, with the MCP SDK client', () => {
+describe('the ksadk-mcp command, with the MCP SDK client', () => {
   it('lists the tools with schemas and hints, reads a file, and edits one only once the user accepts', async () => {
     const { client, asked } = await connect(['--include', 'focused'], () => ({ action: 'accept' }));
     try {
@@ -130,6 +132,53 @@ describe('ksadk-mcp over stdio, with the MCP SDK client', () => {
     };
     while (alive() && Date.now() < gone) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(alive()).toBe(false);
+  }, 60_000);
+
+  it('--http serves Streamable HTTP on 127.0.0.1 with the token it prints, and stops on SIGTERM', async () => {
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--conditions=@ksadk/source',
+        cli,
+        '--workspace',
+        workspace,
+        '--include',
+        'focused',
+        '--http',
+        '0',
+      ],
+      { cwd: packageDir, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let err = '';
+    child.stderr.on('data', (chunk) => {
+      err += String(chunk);
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    try {
+      const until = Date.now() + 30_000;
+      while (!/token \S+/.test(err) && Date.now() < until)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      const url = /MCP at (\S+)/.exec(err)?.[1];
+      const token = /token (\S+)/.exec(err)?.[1];
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+      const client = new Client({ name: 'cli-http', version: '1' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(url!), {
+          requestInit: { headers: { authorization: `Bearer ${token}` } },
+        }),
+      );
+      const read = await client.callTool({
+        name: 'read_workspace_file',
+        arguments: { path: 'notes.md' },
+      });
+      expect(JSON.stringify(read.structuredContent)).toContain('status:');
+      await client.close();
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
   }, 60_000);
 
   it('refuses unknown options with a usage message and exit code 2', async () => {
