@@ -15,7 +15,8 @@ Options:
   --workspace DIR     the folder the file tools are confined to
   --skills DIR        a folder of skills, one per sub-folder (KSADK_LOCAL_SKILLS_DIR)
   --sandbox BACKEND   where code runs: bubblewrap, local, e2b (KSADK_SANDBOX_BACKEND)
-  --include LIST      built-in tools and groups, comma-separated (focused, execute_skills, …)
+  --include LIST      built-in tools and groups, comma-separated (focused, execute_skills, …);
+                      with --workspace and no other selection: focused
   --profile NAME      a built-in tools profile (KSADK_BUILTIN_TOOLS_PROFILE)
   --read-only         serve only low-risk tools without side effects
   --http PORT         serve Streamable HTTP on 127.0.0.1:PORT (0: any free port) instead of
@@ -121,6 +122,18 @@ function localUser(): string {
   }
 }
 
+/**
+ * The built-in tools to serve: `--include`, or — for a workspace with no selection anywhere (no
+ * `--include`, `--profile` or `KSADK_BUILTIN_TOOLS_*`) — the focused workspace tools.
+ */
+function includeOf(options: CliOptions, env: NodeJS.ProcessEnv): string | undefined {
+  if (options.include) return options.include;
+  const selected = ['KSADK_BUILTIN_TOOLS_PROFILE', 'KSADK_BUILTIN_TOOLS_MODE'].some((name) =>
+    env[name]?.trim(),
+  );
+  return options.workspace && !selected ? 'focused' : undefined;
+}
+
 /** The environment the options stand for, over the process's own. */
 function environmentOf(options: CliOptions): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
@@ -157,7 +170,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     ...(options.workspace
       ? { catalog: { env, workspace: { root: path.resolve(options.workspace) } } }
       : {}),
-    ...(options.include ? { builtins: { include: options.include } } : {}),
+    ...(includeOf(options, env) ? { builtins: { include: includeOf(options, env) } } : {}),
   });
   for (const warning of load.warnings) process.stderr.write(`ksadk-mcp: ${warning}\n`);
   const tools: readonly KsadkTool[] = options.readOnly ? load.tools.filter(isReadOnly) : load.tools;

@@ -112,7 +112,10 @@ const calls = (file: string) =>
 
 /** The parts of an answer that do not depend on when or through what it ran. */
 const stable = (answer: Answer) => {
-  const { ok, status, content, executed_skill, output_files, error_type } = answer as Record<string, unknown>;
+  const { ok, status, content, executed_skill, output_files, error_type } = answer as Record<
+    string,
+    unknown
+  >;
   return { ok, status, content, executed_skill, output_files, error_type };
 };
 
@@ -125,10 +128,13 @@ async function runTable(file: string, call: Caller): Promise<Answer[]> {
 describe('the same calls through three MCP clients and through the gateway', () => {
   it('MCP SDK client (elicitation), LangChain mcp-adapters and the AI SDK (waiting path, host approves)', async () => {
     const headers = { authorization: `Bearer ${served.token}` };
-    const direct = await runWithInvocationContext({ ...principal, sessionId: 'direct' }, async () => {
-      const read = load.tools.find((tool) => tool.name === 'read_workspace_file')!;
-      return load.gateway.invoke(read, { path: 'notes.md' });
-    });
+    const direct = await runWithInvocationContext(
+      { ...principal, sessionId: 'direct' },
+      async () => {
+        const read = load.tools.find((tool) => tool.name === 'read_workspace_file')!;
+        return load.gateway.invoke(read, { path: 'notes.md' });
+      },
+    );
 
     // 1. The MCP SDK's own client, answering the approval through elicitation.
     const sdk = new Client({ name: 'sdk', version: '1' }, { capabilities: { elicitation: {} } });
@@ -137,11 +143,15 @@ describe('the same calls through three MCP clients and through the gateway', () 
       asked.push(String(request.params.message));
       return { action: 'accept' };
     });
-    await sdk.connect(new StreamableHTTPClientTransport(new URL(served.url), { requestInit: { headers } }));
+    await sdk.connect(
+      new StreamableHTTPClientTransport(new URL(served.url), { requestInit: { headers } }),
+    );
     const sdkTools = (await sdk.listTools()).tools.map((tool) => tool.name);
-    const viaSdk = await runTable('sdk.md', async (name, args) =>
-      (await sdk.callTool({ name, arguments: args }, undefined, { timeout: 30_000 }))
-        .structuredContent as Answer,
+    const viaSdk = await runTable(
+      'sdk.md',
+      async (name, args) =>
+        (await sdk.callTool({ name, arguments: args }, undefined, { timeout: 30_000 }))
+          .structuredContent as Answer,
     );
     expect(asked.some((message) => message.includes('edit_workspace_file'))).toBe(true);
     await sdk.close();
@@ -196,12 +206,18 @@ describe('the same calls through three MCP clients and through the gateway', () 
     expect(viaSdk.map((answer) => answer['ok'])).toEqual([true, true, true, true]);
     expect(viaSdk[3]).toMatchObject({ executed_skill: 'report' });
     for (const file of ['sdk', 'langchain', 'ai-sdk'])
-      expect(await readFile(path.join(base, 'workspace', `${file}.md`), 'utf8')).toBe('state: done\n');
+      expect(await readFile(path.join(base, 'workspace', `${file}.md`), 'utf8')).toBe(
+        'state: done\n',
+      );
   }, 120_000);
 
   it('the AI SDK client answers the approval through elicitation when it declares it; decline runs nothing', async () => {
     const ai = await createMCPClient({
-      transport: { type: 'http', url: served.url, headers: { authorization: `Bearer ${served.token}` } },
+      transport: {
+        type: 'http',
+        url: served.url,
+        headers: { authorization: `Bearer ${served.token}` },
+      },
       capabilities: { elicitation: {} },
     });
     ai.onElicitationRequest(ElicitationRequestSchema, () => ({ action: 'decline' }));
@@ -212,7 +228,10 @@ describe('the same calls through three MCP clients and through the gateway', () 
         { toolCallId: 'decline-1', messages: [] },
       )) as { content: unknown; isError?: boolean };
       expect(result.isError).toBe(true);
-      expect(textJson(result.content)).toMatchObject({ ok: false, error_type: 'approval_rejected' });
+      expect(textJson(result.content)).toMatchObject({
+        ok: false,
+        error_type: 'approval_rejected',
+      });
       expect(await readFile(path.join(base, 'workspace', 'notes.md'), 'utf8')).toBe('milk\neggs\n');
     } finally {
       await ai.close();

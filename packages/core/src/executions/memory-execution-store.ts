@@ -33,6 +33,8 @@ interface AccountState {
   readonly sessions: Map<string, SessionState>;
   readonly order: Chain<Entry>;
   resultChars: number;
+  /** Its records that still hold a result, oldest first (what the result quota trims). */
+  readonly withResults: Set<Entry>;
 }
 
 /**
@@ -85,11 +87,30 @@ export function createInMemoryExecutionStore(
   const accounts = new Map<string, AccountState>();
   let nextSeq = 0;
   let resultChars = 0;
+  /** Every record that still holds a result, oldest first. */
+  const withResults = new Set<Entry>();
+  const holdResult = (entry: Entry, json: string): void => {
+    entry.account.resultChars += json.length;
+    resultChars += json.length;
+    entry.account.withResults.add(entry);
+    withResults.add(entry);
+  };
+  const releaseResult = (entry: Entry, json: string): void => {
+    entry.account.resultChars -= json.length;
+    resultChars -= json.length;
+    entry.account.withResults.delete(entry);
+    withResults.delete(entry);
+  };
 
   const accountOf = (accountId: string): AccountState => {
     let account = accounts.get(accountId);
     if (!account) {
-      account = { sessions: new Map(), order: new Chain(1), resultChars: 0 };
+      account = {
+        sessions: new Map(),
+        order: new Chain(1),
+        resultChars: 0,
+        withResults: new Set(),
+      };
       accounts.set(accountId, account);
     }
     return account;
@@ -111,10 +132,7 @@ export function createInMemoryExecutionStore(
     session.order.remove(entry);
     if (record.callIdGiven && session.calls.get(record.callId) === entry)
       session.calls.delete(record.callId);
-    if (record.resultJson) {
-      account.resultChars -= record.resultJson.length;
-      resultChars -= record.resultJson.length;
-    }
+    if (record.resultJson !== undefined) releaseResult(entry, record.resultJson);
     if (session.order.size === 0) account.sessions.delete(record.sessionId);
     if (account.order.size === 0) accounts.delete(record.accountId);
   };
@@ -169,12 +187,12 @@ export function createInMemoryExecutionStore(
       account
         ? account.resultChars > quotas.resultCharsPerAccount
         : resultChars > quotas.resultCharsTotal;
-    for (const entry of account ? account.order : all) {
+    // Only records still holding a result are visited: trimming is not a scan of the store.
+    for (const entry of account ? account.withResults : withResults) {
       if (!over()) return;
       const { resultJson, ...rest } = entry.record;
       if (resultJson === undefined) continue;
-      entry.account.resultChars -= resultJson.length;
-      resultChars -= resultJson.length;
+      releaseResult(entry, resultJson);
       entry.record = Object.freeze(rest);
     }
   };
@@ -221,10 +239,7 @@ export function createInMemoryExecutionStore(
       all.push(entry);
       account.order.push(entry);
       session.order.push(entry);
-      if (stored.resultJson !== undefined) {
-        account.resultChars += stored.resultJson.length;
-        resultChars += stored.resultJson.length;
-      }
+      if (stored.resultJson !== undefined) holdResult(entry, stored.resultJson);
       byId.set(stored.id, entry);
       if (stored.callIdGiven) session.calls.set(stored.callId, entry);
       return { created: true, record: stored };
@@ -242,8 +257,7 @@ export function createInMemoryExecutionStore(
       );
       const { resultJson } = entry.record;
       if (resultJson !== undefined) {
-        entry.account.resultChars += resultJson.length;
-        resultChars += resultJson.length;
+        holdResult(entry, resultJson);
         if (entry.account.resultChars > quotas.resultCharsPerAccount) trimResults(entry.account);
         if (resultChars > quotas.resultCharsTotal) trimResults(undefined);
       }

@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { type FileHandle, open } from 'node:fs/promises';
 import type { ResultBudget } from '../budget/result-budget.js';
 import { resolveResultHandle } from '../budget/result-store.js';
 import type { InvocationContext } from '../context/invocation-context.js';
@@ -35,6 +35,27 @@ const notAFile = (shownPath: string): TextFileError =>
   workspaceFailure('not_a_file', `${echoValue(shownPath)} is not a regular file`);
 
 /**
+ * The file's bytes, read from the start with the size `fstat` gave (one read for a file that did
+ * not change; `readFile` would `fstat` again and read once more to find the end). A file that grew
+ * meanwhile is read on to its end, or to just past `limit`.
+ */
+async function readAll(handle: FileHandle, size: number, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let position = 0;
+  let ask = size + 1;
+  for (;;) {
+    const buffer = Buffer.allocUnsafe(ask);
+    const { bytesRead } = await handle.read(buffer, 0, ask, position);
+    if (bytesRead > 0) chunks.push(buffer.subarray(0, bytesRead));
+    position += bytesRead;
+    // A short read of a regular file is its end; past the limit, what follows does not matter.
+    if (bytesRead < ask || position > limit) break;
+    ask = Math.min(Math.max(ask, 64 * 1024), 8 * 1024 * 1024);
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+}
+
+/**
  * Reads a UTF-8 text file without following a final symlink (`O_NOFOLLOW`) and without blocking
  * on a FIFO or device (`O_NONBLOCK`, then anything but a regular file is refused), refusing files
  * over `maxBytes` and files that are not valid UTF-8. A leading BOM is kept as text.
@@ -66,7 +87,13 @@ export async function readTextFile(
         `file is larger than ${Math.round(maxBytes / 1024 / 1024)}MB: ${echoValue(shownPath)}`,
       );
     }
-    const bytes = await handle.readFile();
+    const bytes = await readAll(handle, Number(stats.size), maxBytes);
+    if (bytes.length > maxBytes) {
+      return workspaceFailure(
+        'too_large',
+        `file is larger than ${Math.round(maxBytes / 1024 / 1024)}MB: ${echoValue(shownPath)}`,
+      );
+    }
     let text: string;
     try {
       text = decoder.decode(bytes);

@@ -41,6 +41,15 @@ export function workspaceRootIds(context: InvocationContext): WorkspaceRootIds {
   });
 }
 
+/**
+ * Roots already made, by the path asked for, with their real path: a call pays for `mkdir` and
+ * `realpath` (three thread-pool round trips) only the first time its root is seen. A root removed
+ * later is made again by the first write under it; the real path stays the one first resolved, so
+ * a root swapped for a symlink afterwards is not followed.
+ */
+const knownRoots = new Map<string, string>();
+const MAX_KNOWN_ROOTS = 4096;
+
 /** Resolves the root for a call, creates it (`0700`) when missing, and returns its real path. */
 export async function resolveWorkspaceRoot(
   option: WorkspaceRootOption,
@@ -49,11 +58,15 @@ export async function resolveWorkspaceRoot(
   const root = path.resolve(
     typeof option === 'function' ? option(workspaceRootIds(context)) : option,
   );
+  const known = knownRoots.get(root);
+  if (known !== undefined) return known;
   await mkdir(root, { recursive: true, mode: 0o700 });
   const real = await realpath(root);
   if (typeof option === 'string') {
     registerHostPath(root);
     registerHostPath(real);
   }
+  if (knownRoots.size >= MAX_KNOWN_ROOTS) knownRoots.delete(knownRoots.keys().next().value!);
+  knownRoots.set(root, real);
   return real;
 }
