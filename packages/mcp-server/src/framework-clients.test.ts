@@ -1,86 +1,34 @@
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createMCPClient, ElicitationRequestSchema } from '@ai-sdk/mcp';
 import { runWithInvocationContext } from '@ksadk/core';
-import { type AgentToolsLoad, loadAgentTools } from '@ksadk/core/catalog';
+import type { AgentToolsLoad } from '@ksadk/core/catalog';
 import { MultiServerMCPClient } from '@langchain/mcp-adapters';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveKsadkMcpHttp } from './index.js';
+import { type ServedCatalogue, serveCatalogue } from './test-fixtures/catalogue.js';
 
 // One catalogue (workspace tools and a local skill run by the Skill Runtime), served over
 // Streamable HTTP, reached by three real MCP clients: the MCP SDK's own, LangChain's
 // @langchain/mcp-adapters and the AI SDK's @ai-sdk/mcp. The same calls must give the same answers
 // as the gateway gives them directly.
 
-let base: string;
-let load: AgentToolsLoad;
-let served: Awaited<ReturnType<typeof serveKsadkMcpHttp>>;
 const principal = { userId: 'dev' };
-/** The same principal as the approvals API names it (the single-tenant account is ''). */
-const approver = { accountId: '', userId: 'dev' };
+let catalogue: ServedCatalogue;
+let load: AgentToolsLoad;
+let served: ServedCatalogue['served'];
+let base: string;
 
 beforeAll(async () => {
-  base = await mkdtemp(path.join(tmpdir(), 'ksadk-mcp-clients-'));
-  const workspace = path.join(base, 'workspace');
-  await mkdir(workspace, { recursive: true });
-  await writeFile(path.join(workspace, 'notes.md'), 'milk\neggs\n');
-  for (const name of ['sdk', 'langchain', 'ai-sdk'])
-    await writeFile(path.join(workspace, `${name}.md`), 'state: todo\n');
-  const skill = path.join(base, 'skills', 'report');
-  await mkdir(path.join(skill, 'scripts'), { recursive: true });
-  await writeFile(
-    path.join(skill, 'SKILL.md'),
-    '---\nname: report\ndescription: Write the weekly report.\n---\nWrite it.\n',
-  );
-  const script = path.join(skill, 'scripts', 'run-workflow.sh');
-  await writeFile(script, 'echo "$KSADK_WORKFLOW_PROMPT" > "$KSADK_SKILL_OUTPUT_DIR/report.md"\n');
-  await chmod(script, 0o755);
-  const env = {
-    PATH: process.env['PATH'],
-    KSADK_PROJECT_DIR: base,
-    KSADK_LOCAL_SKILLS_DIR: path.join(base, 'skills'),
-    KSADK_SKILL_CACHE_DIR: path.join(base, 'cache'),
-    KSADK_SANDBOX_BACKEND: 'local',
-    KSADK_TOOL_APPROVAL_MODE: 'ask',
-  };
-  load = await loadAgentTools({
-    env,
-    catalog: { env, workspace: { root: workspace } },
-    builtins: { include: 'focused' },
-  });
-  served = await serveKsadkMcpHttp({
-    tools: load.tools,
-    gateway: load.gateway,
-    principal,
-    approvals: { waitMs: 20_000, progressEveryMs: 200 },
-  });
+  catalogue = await serveCatalogue(['sdk', 'langchain', 'ai-sdk'], principal);
+  ({ load, served, base } = catalogue);
 }, 60_000);
 
-afterAll(async () => {
-  await served?.close();
-  await load?.close();
-  await rm(base, { recursive: true, force: true });
-});
+afterAll(() => catalogue?.close());
 
-/** Approves what the principal has pending, as a host's decision button would, until stopped. */
-function hostApproves(): () => void {
-  let on = true;
-  void (async () => {
-    while (on) {
-      const { items } = await load.gateway.listApprovalRequests({ principal: approver });
-      for (const item of items)
-        await load.gateway.approve(item.id, { principal: approver }).catch(() => undefined);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  })();
-  return () => {
-    on = false;
-  };
-}
+const hostApproves = () => catalogue.hostApproves();
 
 /** What a call answered, as the gateway's JSON, whichever client made it. */
 type Answer = Record<string, unknown>;

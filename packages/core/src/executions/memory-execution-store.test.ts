@@ -27,7 +27,18 @@ describe('the in-memory execution store keeps results within quota', () => {
     expect(kept.every((record) => record !== undefined)).toBe(true);
     const withResult = kept.map((record) => record!.resultJson !== undefined);
     // Each result is 40 characters: the newest two fit in 100, oldest first went.
-    expect(withResult).toEqual([false, false, false, false, false, false, false, false, true, true]);
+    expect(withResult).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+      true,
+      true,
+    ]);
     expect((store.get(other.id) as { resultJson?: string }).resultJson).toContain('theirs');
   });
 
