@@ -1,8 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createMCPClient, ElicitationRequestSchema } from '@ai-sdk/mcp';
+import { runToolUses } from '@ksadk/anthropic';
 import { runWithInvocationContext } from '@ksadk/core';
 import type { AgentToolsLoad } from '@ksadk/core/catalog';
+import { runToolCalls } from '@ksadk/openai';
 import { MultiServerMCPClient } from '@langchain/mcp-adapters';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -13,7 +15,7 @@ import { type ServedCatalogue, serveCatalogue } from './test-fixtures/catalogue.
 // One catalogue (workspace tools and a local skill run by the Skill Runtime), served over
 // Streamable HTTP, reached by three real MCP clients: the MCP SDK's own, LangChain's
 // @langchain/mcp-adapters and the AI SDK's @ai-sdk/mcp. The same calls must give the same answers
-// as the gateway gives them directly.
+// as the gateway gives them directly and as KsADK's OpenAI and Anthropic adapters give them.
 
 const principal = { userId: 'dev' };
 let catalogue: ServedCatalogue;
@@ -22,7 +24,10 @@ let served: ServedCatalogue['served'];
 let base: string;
 
 beforeAll(async () => {
-  catalogue = await serveCatalogue(['sdk', 'langchain', 'ai-sdk'], principal);
+  catalogue = await serveCatalogue(
+    ['sdk', 'langchain', 'ai-sdk', 'openai', 'anthropic'],
+    principal,
+  );
   ({ load, served, base } = catalogue);
 }, 60_000);
 
@@ -74,7 +79,7 @@ async function runTable(file: string, call: Caller): Promise<Answer[]> {
 }
 
 describe('the same calls through three MCP clients and through the gateway', () => {
-  it('MCP SDK client (elicitation), LangChain mcp-adapters and the AI SDK (waiting path, host approves)', async () => {
+  it('MCP SDK client (elicitation), LangChain mcp-adapters and the AI SDK (waiting path, host approves), @ksadk/openai and @ksadk/anthropic', async () => {
     const headers = { authorization: `Bearer ${served.token}` };
     const direct = await runWithInvocationContext(
       { ...principal, sessionId: 'direct' },
@@ -144,16 +149,44 @@ describe('the same calls through three MCP clients and through the gateway', () 
       await ai.close();
     }
 
+    // 4. The same calls through two of KsADK's own adapters, approved in their idiom.
+    let seq = 0;
+    const viaOpenAI = await runWithInvocationContext({ ...principal, sessionId: 'openai' }, () =>
+      runTable('openai.md', async (name, args) => {
+        const call = {
+          id: `call_${(seq += 1)}`,
+          type: 'function' as const,
+          function: { name, arguments: JSON.stringify(args) },
+        };
+        let batch = await runToolCalls([call], { tools: load.tools, gateway: load.gateway });
+        if (!batch.done) batch = await batch.resume({ [call.id]: { type: 'approve' } });
+        return batch.calls[0]!.result as Answer;
+      }),
+    );
+    const viaAnthropic = await runWithInvocationContext(
+      { ...principal, sessionId: 'anthropic' },
+      () =>
+        runTable('anthropic.md', async (name, args) => {
+          const block = { type: 'tool_use' as const, id: `toolu_${(seq += 1)}`, name, input: args };
+          let batch = await runToolUses([block as never], {
+            tools: load.tools,
+            gateway: load.gateway,
+          });
+          if (!batch.done) batch = await batch.resume({ [block.id]: 'approve' });
+          return batch.calls[0]!.result as Answer;
+        }),
+    );
+
     // One table: every client, every call, the same answer; the read as the gateway gives it.
     for (const tools of [lcTools.map((tool) => tool.name), Object.keys(aiTools)])
       expect(tools.sort()).toEqual([...sdkTools].sort());
     expect(stable(viaSdk[0]!)).toEqual(stable(direct as Answer));
-    for (const answers of [viaLangChain, viaAi]) {
+    for (const answers of [viaLangChain, viaAi, viaOpenAI, viaAnthropic]) {
       expect(answers.map(stable)).toEqual(viaSdk.map(stable));
     }
     expect(viaSdk.map((answer) => answer['ok'])).toEqual([true, true, true, true]);
     expect(viaSdk[3]).toMatchObject({ executed_skill: 'report' });
-    for (const file of ['sdk', 'langchain', 'ai-sdk'])
+    for (const file of ['sdk', 'langchain', 'ai-sdk', 'openai', 'anthropic'])
       expect(await readFile(path.join(base, 'workspace', `${file}.md`), 'utf8')).toBe(
         'state: done\n',
       );
