@@ -4,9 +4,14 @@ import {
   type Tool as KsadkTool,
   runWithInvocationContext,
   type ToolGateway,
-  type ToolResult,
 } from '@ksadk/core';
-import { checkOptions, invokeWithApproval, PAUSED } from '@ksadk/core/adapter';
+import {
+  checkOptions,
+  type GatewayErrorType,
+  gatewayFailure,
+  invokeWithApproval,
+  PAUSED,
+} from '@ksadk/core/adapter';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
@@ -89,8 +94,8 @@ function settingsOf(options: McpApprovalOptions | undefined): ApprovalSettings {
   return { elicitation: options?.elicitation ?? true, waitMs, progressEveryMs };
 }
 
-function failure(type: string, message: string): CallToolResult {
-  return callResultOf({ ok: false, error_type: type, error_message: message } as ToolResult);
+function failure(type: GatewayErrorType, message: string): CallToolResult {
+  return callResultOf(gatewayFailure(type, message));
 }
 
 /** Why a call that nobody decided ran nothing, for the model. */

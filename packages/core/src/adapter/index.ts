@@ -83,7 +83,8 @@ export {
   type ModelArgumentsOutcome,
   parseModelArguments,
 } from '../gateway/model-arguments.js';
-export { failedResult } from '../gateway/results.js';
+export { failedResult, gatewayFailure } from '../gateway/results.js';
+export type { GatewayErrorType } from '../gateway/tool-error-types.js';
 export { type HumanInputAnswer, parseHumanInputAnswer } from '../tool/human-input.js';
 export {
   describeMediaInResult,

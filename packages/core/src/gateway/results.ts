@@ -178,7 +178,15 @@ export function failureFor<const Table extends ErrorTypeTable = Record<never, Re
     ({ ok: false, error_type: errorType, error_message: message, ...extra }) as never;
 }
 
-/** The gateway's own failures (and those of the layers below the capabilities). */
+/**
+ * The gateway's own failures (and those of the layers below the capabilities), for adapters that
+ * answer a call themselves (an unknown tool, too many calls at once): `{ ok: false, error_type, error_message }`.
+ *
+ * @example
+ * ```ts
+ * const result = gatewayFailure('unknown_tool', 'There is no tool named lookup.');
+ * ```
+ */
 export const gatewayFailure = failureFor(GATEWAY_ERROR_TYPES);
 
 /** The result for a call that was cancelled. */
