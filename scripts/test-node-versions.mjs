@@ -15,7 +15,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { installNewestPeers, installNode, NEWEST_PEERS, NODE_RELEASES } from './node-releases.mjs';
 
-/** What runs on each Node given: the adapters' unit tests and the framework examples. */
+/** What runs on each Node given: the adapters' and the MCP server's unit tests and the framework examples. */
 const FOLDERS = [
   'packages/langgraph',
   'packages/adk',
@@ -23,6 +23,7 @@ const FOLDERS = [
   'packages/ai-sdk',
   'packages/anthropic',
   'packages/openai-agents',
+  'packages/mcp-server',
   'examples/openai-function-calling',
   'examples/langgraph-agent',
   'examples/adk-agent',

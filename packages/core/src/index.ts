@@ -130,6 +130,7 @@ export {
   type ToolStartEvent,
 } from './gateway/create-tool-gateway.js';
 export {
+  type ApprovalInboxItem,
   type ApprovalRejectedResult,
   type ApprovalRequest,
   type ApprovalRequiredResult,

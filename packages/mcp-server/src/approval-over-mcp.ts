@@ -19,26 +19,59 @@ export interface McpApprovalOptions {
 /** How the wait for a decision made elsewhere ended without one. */
 export type Undecided = 'timed_out' | 'expired' | 'cancelled';
 
-/** Arguments shown in the question, at most this many characters of their JSON. */
+/** Arguments shown in the question: this many characters of JSON in all, each key its share. */
 const MAX_SHOWN_ARGS = 4000;
+/** At least this many characters of each value, however many keys there are. */
+const MIN_SHOWN_VALUE = 120;
+/** At most this many keys named one by one; the rest are counted. */
+const MAX_SHOWN_KEYS = 40;
 /** Polling the approval store while waiting: from this interval, doubling up to the next. */
 const FIRST_POLL_MS = 100;
 const MAX_POLL_MS = 1000;
 
+/**
+ * Characters that would let a model's arguments change how the dialog reads rather than what it
+ * says — line and paragraph separators, bidirectional overrides and isolates, zero-width marks,
+ * C1 controls — shown as `\uXXXX` escapes, as JSON already shows C0 controls.
+ */
+const INVISIBLE = /[\u0080-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+const visible = (text: string) =>
+  text.replace(INVISIBLE, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+/**
+ * The arguments as the human reads them: every top-level key (up to {@link MAX_SHOWN_KEYS}), each
+ * value's JSON cut to its share of the space, so a huge first value cannot hide a later one.
+ */
+function shownArguments(args: Record<string, unknown>, digest: string): string {
+  const keys = Object.keys(args);
+  if (keys.length === 0) return '{}';
+  const named = keys.slice(0, MAX_SHOWN_KEYS);
+  const share = Math.max(MIN_SHOWN_VALUE, Math.floor(MAX_SHOWN_ARGS / named.length));
+  let cut = false;
+  const lines = named.map((key) => {
+    let json = JSON.stringify(args[key], null, 2) ?? 'undefined';
+    if (json.length > share) {
+      json = `${json.slice(0, share)}… (${json.length} characters)`;
+      cut = true;
+    }
+    return `  ${visible(JSON.stringify(key))}: ${visible(json).replace(/\n/g, '\n  ')}`;
+  });
+  if (keys.length > named.length) {
+    lines.push(`  … and ${keys.length - named.length} more keys`);
+    cut = true;
+  }
+  return `{\n${lines.join(',\n')}\n}${cut ? `\n(Shortened; the call runs with exactly the arguments of digest ${digest}.)` : ''}`;
+}
+
 /** What the human reads in the client's elicitation dialog: tool, risk, why, side effects, arguments. */
 export function questionOf(request: ApprovalRequest): string {
-  const json = JSON.stringify(request.arguments, null, 2);
-  const shown =
-    json.length > MAX_SHOWN_ARGS
-      ? `${json.slice(0, MAX_SHOWN_ARGS)}\n… (${json.length} characters in all; digest ${request.args_digest})`
-      : json;
   const lines = [
-    `Allow ${request.tool_name}? Risk: ${request.risk_level}.`,
-    ...(request.why ? [`Why it asks: ${request.why}`] : []),
-    ...(request.summary ? [`What it does: ${request.summary}`] : []),
-    `Side effects: ${request.side_effects.length > 0 ? request.side_effects.join(', ') : 'none declared'}.`,
+    `Allow ${visible(request.tool_name)}? Risk: ${request.risk_level}.`,
+    ...(request.why ? [`Why it asks: ${visible(request.why)}`] : []),
+    ...(request.summary ? [`What it does: ${visible(request.summary)}`] : []),
+    `Side effects: ${request.side_effects.length > 0 ? visible(request.side_effects.join(', ')) : 'none declared'}.`,
     'Arguments:',
-    shown,
+    shownArguments(request.arguments, request.args_digest),
   ];
   return lines.join('\n');
 }
@@ -120,9 +153,9 @@ async function waitForDecision(
   gateway: ToolGateway,
   context: McpRequestContext,
   request: ApprovalRequest,
+  started: number,
 ): Promise<unknown | Undecided> {
   const { waitMs, progressEveryMs } = context.approvals;
-  const started = Date.now();
   let poll = FIRST_POLL_MS;
   let nextProgress = started + progressEveryMs;
   while (!context.signal.aborted) {
@@ -162,11 +195,13 @@ export async function decideOverMcp(
   undecided: { reason?: Undecided },
 ): Promise<unknown> {
   const request = pause.approval_request;
+  // One wait in all: a client that never answers its dialog leaves only the rest of it.
+  const started = Date.now();
   if (context.approvals.elicitation && canElicit(context)) {
     const decision = await elicitDecision(context, request);
     if (decision !== undefined) return decision;
   }
-  const decided = await waitForDecision(gateway, context, request);
+  const decided = await waitForDecision(gateway, context, request, started);
   if (decided === 'timed_out' || decided === 'expired' || decided === 'cancelled') {
     undecided.reason = decided;
     return PAUSED;

@@ -203,11 +203,15 @@ export function createKsadkMcpServer(options: KsadkMcpServerOptions): Server {
       approvals,
     };
     const undecided: { reason?: Undecided } = {};
+    // A slot is free only once the tool itself has ended: a cancelled call answers at once, but a
+    // tool that ignores its signal goes on running, and must go on counting.
+    const executions: Promise<void>[] = [];
     try {
       const outcome = await runWithInvocationContext(principal, () =>
         invokeWithApproval(gateway, tool, args, {
           callId: `mcp_${connection}_${String(extra.requestId)}`,
           signal: extra.signal,
+          onExecution: (settled) => executions.push(settled),
           onProgress: (event) => context.progress(event.progress, event.total, event.message),
           askHuman: (question) => askOverMcp(context, question),
           decide: (pause) =>
@@ -232,7 +236,11 @@ export function createKsadkMcpServer(options: KsadkMcpServerOptions): Server {
       }
       return callResultOf(outcome.result);
     } finally {
-      running -= 1;
+      const release = () => {
+        running -= 1;
+      };
+      if (executions.length === 0) release();
+      else void Promise.all(executions).then(release);
     }
   });
 

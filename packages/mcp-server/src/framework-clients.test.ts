@@ -153,8 +153,9 @@ describe('the same calls through three MCP clients and through the gateway', () 
     let seq = 0;
     const viaOpenAI = await runWithInvocationContext({ ...principal, sessionId: 'openai' }, () =>
       runTable('openai.md', async (name, args) => {
+        seq += 1;
         const call = {
-          id: `call_${(seq += 1)}`,
+          id: `call_${seq}`,
           type: 'function' as const,
           function: { name, arguments: JSON.stringify(args) },
         };
@@ -167,7 +168,8 @@ describe('the same calls through three MCP clients and through the gateway', () 
       { ...principal, sessionId: 'anthropic' },
       () =>
         runTable('anthropic.md', async (name, args) => {
-          const block = { type: 'tool_use' as const, id: `toolu_${(seq += 1)}`, name, input: args };
+          seq += 1;
+          const block = { type: 'tool_use' as const, id: `toolu_${seq}`, name, input: args };
           let batch = await runToolUses([block as never], {
             tools: load.tools,
             gateway: load.gateway,

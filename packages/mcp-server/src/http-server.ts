@@ -50,6 +50,8 @@ interface Session {
   readonly server: Server;
   readonly owner: string;
   lastSeen: number;
+  /** Requests whose response is still open (a call running or waiting, an SSE stream). */
+  open: number;
 }
 
 const MiB = 1024 * 1024;
@@ -182,7 +184,7 @@ export function createKsadkMcpHttpHandler(options: KsadkMcpHttpOptions): KsadkMc
     () => {
       const now = Date.now();
       for (const session of sessions.values())
-        if (now - session.lastSeen > idle) void session.transport.close();
+        if (session.open === 0 && now - session.lastSeen > idle) void session.transport.close();
     },
     Math.min(idle, 60_000),
   );
@@ -223,17 +225,24 @@ export function createKsadkMcpHttpHandler(options: KsadkMcpHttpOptions): KsadkMc
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (sessionId) => {
-          sessions.set(sessionId, { transport, server, owner, lastSeen: Date.now() });
+          sessions.set(sessionId, created);
         },
       });
       transport.onclose = () => {
         if (transport.sessionId) sessions.delete(transport.sessionId);
         void server.close().catch(() => undefined);
       };
+      const created: Session = { transport, server, owner, lastSeen: Date.now(), open: 0 };
+      session = created;
       await server.connect(transport);
-      session = { transport, server, owner, lastSeen: Date.now() };
     }
-    session.lastSeen = Date.now();
+    const current = session;
+    current.lastSeen = Date.now();
+    current.open += 1;
+    response.once('close', () => {
+      current.open -= 1;
+      current.lastSeen = Date.now();
+    });
     const calls = callIdsOf(body.value);
     if (calls.length > 0) {
       // A client gone mid-call (its response stream closed early) cancels its calls.

@@ -390,6 +390,57 @@ describe('approvals cannot be forged', () => {
     });
   });
 
+  it("onExecution hands over the tool's own settling, later than a cancelled call's answer", async () => {
+    let finish!: () => void;
+    const stubborn = defineTool({
+      name: 'stubborn',
+      description: 'Ignores its signal.',
+      input: z.object({}),
+      execute: () =>
+        new Promise((resolve) => {
+          finish = () => resolve({ done: true });
+        }),
+    });
+    const gateway = createToolGateway({ env });
+    const settlings: Promise<void>[] = [];
+    const abort = new AbortController();
+    const answer = gateway.invoke(
+      stubborn,
+      {},
+      {
+        signal: abort.signal,
+        onExecution: (settled) => settlings.push(settled),
+      },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    abort.abort();
+    expect(await answer).toMatchObject({ ok: false, error_type: 'tool_aborted' });
+    expect(settlings).toHaveLength(1);
+    let settled = false;
+    void settlings[0]!.then(() => {
+      settled = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(settled).toBe(false);
+    finish();
+    await settlings[0];
+    // A call refused before its tool runs hands over nothing; a listener that throws changes nothing.
+    const none: unknown[] = [];
+    await gateway.invoke(readTool, { nope: 1 } as never, { onExecution: (p) => none.push(p) });
+    expect(none).toHaveLength(0);
+    expect(
+      await gateway.invoke(
+        readTool,
+        { path: 'a' },
+        {
+          onExecution: () => {
+            throw new Error('listener');
+          },
+        },
+      ),
+    ).toMatchObject({ ok: true });
+  });
+
   it('approvalStatus says where a request stands: pending, approved, consumed, rejected', async () => {
     const gateway = createToolGateway({ env });
     const tool = writeTool();

@@ -298,6 +298,7 @@ function runTool(
       approval: options.approval,
       onProgress: options.onProgress,
       askHuman: options.askHuman,
+      onExecution: options.onExecution,
       credential: tool.credentials?.length
         ? (id, credentialOptions) =>
             at.credentials().credentialFor(

@@ -220,6 +220,13 @@ export interface ToolCallOptions {
    */
   askHuman?: AskHuman;
   /**
+   * Told when the tool's `execute` starts, with a promise that settles when it has ended — which
+   * can be after the call's answer: a cancelled or timed-out call answers at once, while a tool
+   * that ignores its signal keeps running. For hosts that bound how much runs at once (an MCP
+   * server's calls per connection). Not called for a call that never reaches its tool.
+   */
+  onExecution?: (settled: Promise<void>) => void;
+  /**
    * A call that stopped to ask the human keeps its approval for the resumed run: `run` uses it at
    * once; `ask` presents it as an approval request again, already approved, for an adapter that
    * replays the human's earlier decision in order (LangGraph's `interrupt()`).

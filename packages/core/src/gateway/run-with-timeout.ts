@@ -28,7 +28,23 @@ export type ExecutionBase = Omit<
   readonly askHuman?: AskHuman | undefined;
   /** The call's credentials, when its tool declares any. */
   readonly credential?: ToolExecutionContext['credential'] | undefined;
+  /** Told when `execute` starts, with its settling (the caller's `onExecution`). */
+  readonly onExecution?: ((settled: Promise<void>) => void) | undefined;
 };
+
+const ignore = (): void => undefined;
+
+/** Hands the caller the tool's settling; a listener that throws changes nothing. */
+function reportExecution(base: ExecutionBase, pending: unknown): void {
+  if (!base.onExecution) return;
+  try {
+    base.onExecution(
+      isThenable(pending) ? Promise.resolve(pending).then(ignore, ignore) : Promise.resolve(),
+    );
+  } catch {
+    // The call goes on.
+  }
+}
 
 /** `credential` of a tool that declares none (one shared function: no closure per call). */
 const noCredentials: ToolExecutionContext['credential'] = (id) =>
@@ -153,8 +169,10 @@ export function runWithTimeout(
       tool.execute as (input: Record<string, unknown>, ctx: ToolExecutionContext) => unknown
     )(args, new CallExecutionContext(base, state, startedAt, timeoutMs));
   } catch (error) {
+    reportExecution(base, undefined);
     return { failure: failedResult(error) };
   }
+  reportExecution(base, pending);
   if (!isThenable(pending)) {
     if (isInputRequired(pending)) stop(state, new Error('paused for the user'));
     return { value: pending };
