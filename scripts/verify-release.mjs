@@ -75,6 +75,31 @@ const TARGETS = [
     node: '22',
   },
   {
+    name: '@ksadk/mcp-server',
+    // The installed `ksadk-mcp` command over stdio, driven by the MCP SDK client it depends on.
+    smoke: `import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+const dir = mkdtempSync(path.join(tmpdir(), 'ksadk-mcp-smoke-'));
+writeFileSync(path.join(dir, 'hello.md'), 'hello from the installed package\\n');
+const client = new Client({ name: 'smoke', version: '1.0.0' });
+await client.connect(
+  new StdioClientTransport({
+    command: path.resolve('node_modules/.bin/ksadk-mcp'),
+    args: ['--workspace', dir, '--read-only'],
+    stderr: 'inherit',
+  }),
+);
+const result = await client.callTool({ name: 'read_workspace_file', arguments: { path: 'hello.md' } });
+if (!JSON.stringify(result.structuredContent).includes('hello from the installed package'))
+  throw new Error(\`ksadk-mcp answered \${JSON.stringify(result).slice(0, 300)}\`);
+await client.close();
+console.log('smoke check passed');
+`,
+  },
+  {
     name: '@ksadk/redis',
     smoke: `import { createToolGateway } from '@ksadk/core';
 import { createRedisApprovalStore, createRedisMemoryBackend } from '@ksadk/redis';
