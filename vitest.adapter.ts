@@ -3,16 +3,20 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
-/** Every public entry of @ksadk/core, mapped to its source by the `@ksadk/source` export condition. */
-function coreSourceAliases(): { find: RegExp; replacement: string }[] {
-  const packageJson = new URL('./packages/core/package.json', import.meta.url);
-  const { exports } = JSON.parse(readFileSync(packageJson, 'utf8')) as {
+/**
+ * Every public entry of a workspace package (`packages/<folder>`), mapped to its source by the
+ * `@ksadk/source` export condition.
+ */
+function sourceAliases(folder: string): { find: RegExp; replacement: string }[] {
+  const packageJson = new URL(`./packages/${folder}/package.json`, import.meta.url);
+  const { name, exports } = JSON.parse(readFileSync(packageJson, 'utf8')) as {
+    name: string;
     exports: Record<string, string | { '@ksadk/source'?: string }>;
   };
   return Object.entries(exports).flatMap(([subpath, target]) => {
     const source = typeof target === 'string' ? undefined : target['@ksadk/source'];
     if (!source) return [];
-    const specifier = subpath.replace(/^\./, '@ksadk/core');
+    const specifier = subpath.replace(/^\./, name);
     return [
       {
         find: new RegExp(`^${specifier.replace(/[/]/g, '\\/')}$`),
@@ -70,12 +74,15 @@ function packageAliases(name: string, folder: string): { find: RegExp; replaceme
 }
 
 /**
- * The test configuration every adapter package uses: tests run against core's source
- * (so no build is needed in the inner loop), with the same isolation and timeouts.
+ * The test configuration every adapter package uses: tests run against core's source — and that
+ * of the other workspace packages in `sources` (their folders under `packages/`) — so no build is
+ * needed in the inner loop, with the same isolation and timeouts.
  */
-export function adapterVitestConfig(name: string) {
+export function adapterVitestConfig(name: string, sources: readonly string[] = []) {
   return defineConfig({
-    resolve: { alias: [...peerAliases(), ...coreSourceAliases()] },
+    resolve: {
+      alias: [...peerAliases(), ...['core', ...sources].flatMap((folder) => sourceAliases(folder))],
+    },
     test: {
       name,
       include: ['src/**/*.test.ts'],
