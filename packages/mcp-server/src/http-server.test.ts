@@ -192,6 +192,7 @@ describe('Streamable HTTP, several principals', () => {
     const served = await serveKsadkMcpHttp({
       tools: [...workspace.tools, dump],
       gateway,
+      maxSessionsPerPrincipal: 2,
       resolvePrincipal: (request) => {
         const bearer = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1] ?? '';
         const accountId = Object.hasOwn(tokens, bearer) ? tokens[bearer] : undefined;
@@ -223,6 +224,21 @@ describe('Streamable HTTP, several principals', () => {
       );
       expect((await alice.client.readResource({ uri: link!.uri! })).contents).toHaveLength(1);
       await expect(bob.client.readResource({ uri: link!.uri! })).rejects.toThrow(/not found/i);
+
+      // One principal cannot take every place: Alice's third session is refused, Bob's second is not.
+      const init = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'x', version: '1' },
+        },
+      });
+      expect((await post(served.url, 'alice-token-0123456789', init)).status).toBe(200);
+      expect((await post(served.url, 'alice-token-0123456789', init)).status).toBe(503);
+      expect((await post(served.url, 'bob-token-0123456789ab', init)).status).toBe(200);
 
       // Bob with Alice's session id: as unknown as a made-up one.
       const hijack = await post(

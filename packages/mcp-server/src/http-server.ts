@@ -30,6 +30,11 @@ export interface KsadkMcpHttpOptions extends KsadkMcpServerOptions {
   readonly maxBodyBytes?: number;
   /** Open sessions at most; a new one beyond answers 503. @default 100 */
   readonly maxSessions?: number;
+  /**
+   * Open sessions of one principal at most, so that one account cannot take every place; a new
+   * one beyond answers 503. @default 10 (never more than `maxSessions`)
+   */
+  readonly maxSessionsPerPrincipal?: number;
   /** A session unused this long is closed. @default 30 minutes */
   readonly idleMs?: number;
 }
@@ -149,6 +154,7 @@ export function createKsadkMcpHttpHandler(options: KsadkMcpHttpOptions): KsadkMc
       token: true,
       maxBodyBytes: true,
       maxSessions: true,
+      maxSessionsPerPrincipal: true,
       idleMs: true,
     },
     'createKsadkMcpHttpHandler()',
@@ -158,16 +164,19 @@ export function createKsadkMcpHttpHandler(options: KsadkMcpHttpOptions): KsadkMc
     token: given,
     maxBodyBytes,
     maxSessions,
+    maxSessionsPerPrincipal,
     idleMs,
     principal: local = { userId: 'local' },
     ...serverOptions
   } = options;
   const limit = maxBodyBytes ?? 4 * MiB;
   const most = maxSessions ?? 100;
+  const mostEach = Math.min(maxSessionsPerPrincipal ?? 10, most);
   const idle = idleMs ?? 30 * 60_000;
   for (const [name, value] of [
     ['maxBodyBytes', limit],
     ['maxSessions', most],
+    ['maxSessionsPerPrincipal', mostEach],
     ['idleMs', idle],
   ] as const) {
     if (!Number.isInteger(value) || value < 1)
@@ -219,6 +228,10 @@ export function createKsadkMcpHttpHandler(options: KsadkMcpHttpOptions): KsadkMc
     } else {
       if (request.method !== 'POST' || !isInitialize(body.value))
         return answer(response, 400, 'No session: start with an initialize request.');
+      let own = 0;
+      for (const open of sessions.values()) if (open.owner === owner) own += 1;
+      if (own >= mostEach)
+        return answer(response, 503, 'Too many open sessions for this principal; close one first.');
       if (sessions.size >= most)
         return answer(response, 503, 'Too many open sessions; try again later.');
       const server = createKsadkMcpServer({ ...serverOptions, principal });
