@@ -117,6 +117,7 @@ export {
   type ApprovalDecisionOptions,
   type ApprovalPrincipal,
   createToolGateway,
+  type ExecutionDetail,
   type ExecutionListOptions,
   type GatewayCredentialOptions,
   type GatewayExecutionOptions,

@@ -15,7 +15,7 @@ import { createExecutionRecorder } from './execution-recorder.js';
 import { type GatedCallContext, pendingApprovalOf, runGatedCall } from './gated-call.js';
 import { createGatewayApprovals } from './gateway-approvals.js';
 import { lazyCredentialBroker, registerStoredTokenLookup } from './gateway-credentials.js';
-import { listExecutions } from './gateway-executions.js';
+import { getExecution, listExecutions } from './gateway-executions.js';
 import { createHookCalls } from './gateway-hooks.js';
 import { resolveGatewaySettings } from './gateway-settings.js';
 import type {
@@ -30,6 +30,7 @@ import { createToolTracer, type ToolCallTrace } from './tool-tracing.js';
 export type {
   ApprovalDecisionOptions,
   ApprovalPrincipal,
+  ExecutionDetail,
   ExecutionListOptions,
   GatewayCredentialOptions,
   GatewayExecutionOptions,
@@ -202,6 +203,8 @@ export function createToolGateway(options: ToolGatewayOptions = {}): ToolGateway
     revokeCredential: async (credentialId, revocation = {}) =>
       credentials().revoke(credentialId, personOf(revocation.principal)),
     executions: async (query = {}) => listExecutions(settings.executions.store, query),
+    execution: async (id, lookup = {}) =>
+      getExecution(settings.executions.store, budget, id, lookup.principal),
 
     async pendingApproval(tool, rawArgs, callOptions = {}) {
       try {

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { ResultBudget } from '../budget/result-budget.js';
-import { persistToStore, readPersistedOutput, resultStem } from '../budget/result-store.js';
+import { persistToStore, resultStem } from '../budget/result-store.js';
 import type { InvocationContext } from '../context/invocation-context.js';
 import { KsadkError } from '../errors/ksadk-error.js';
 import {
@@ -18,6 +18,7 @@ import type { Mutable } from '../util/mutable.js';
 import { echoValue } from '../util/sanitize-message.js';
 import { isThenable } from '../util/thenable.js';
 import type { GrantedCall } from './approval/gate.js';
+import { readKeptResult } from './kept-result.js';
 import { gatewayFailure, type ToolResult } from './results.js';
 
 /** How a gateway keeps its execution records (checked options, with defaults). */
@@ -229,25 +230,8 @@ export function createExecutionRecorder(
   };
 
   /** The result a succeeded record kept, or `undefined`. */
-  const keptResult = async (
-    record: ExecutionRecord,
-    context: InvocationContext,
-  ): Promise<ToolResult | undefined> => {
-    let json = record.resultJson;
-    if (json === undefined && record.resultHandle !== undefined) {
-      const bytes = await readPersistedOutput(record.resultHandle, budget, context).catch(
-        () => undefined,
-      );
-      json = bytes?.toString('utf8');
-    }
-    if (json === undefined) return undefined;
-    try {
-      const value: unknown = JSON.parse(json);
-      return typeof value === 'object' && value !== null ? (value as ToolResult) : undefined;
-    } catch {
-      return undefined;
-    }
-  };
+  const keptResult = (record: ExecutionRecord, context: InvocationContext) =>
+    readKeptResult(record, budget, context);
 
   /**
    * The answer to a call whose call id already has a record. A delivery that arrives while the

@@ -196,6 +196,44 @@ describe('execution records', () => {
     });
   });
 
+  it('execution(id) gives one record with the result it kept, only to its own account and user (admin: any)', async () => {
+    const runs: unknown[] = [];
+    const gateway = createToolGateway({ env, approvalMode: 'full' });
+    const bob = { ...alice, userId: 'bob' };
+    await as(alice, () => gateway.invoke(noteTool(runs), { text: 'kept' }, { callId: 'c1' }));
+    await as(alice, () => gateway.invoke(noteTool(runs), { text: 'unnamed' }));
+    const { items } = await as(alice, () => gateway.executions());
+    const named = items.find((item) => item.callId === 'c1')!;
+    const unnamed = items.find((item) => item.callId !== 'c1')!;
+    const mine = await as(alice, () => gateway.execution(named.id));
+    expect(mine).toMatchObject({ id: named.id, outcome: 'succeeded', toolName: 'write_note' });
+    expect(mine?.result).toMatchObject({ ok: true, text: 'kept' });
+    expect(mine).not.toHaveProperty('resultJson');
+    // A call nobody named keeps no result: the record alone.
+    const plain = await as(alice, () => gateway.execution(unnamed.id));
+    expect(plain).toMatchObject({ id: unnamed.id, outcome: 'succeeded' });
+    expect(plain).not.toHaveProperty('result');
+    // Another account, another user of the account, made-up and hostile ids: not found.
+    expect(await as(mallory, () => gateway.execution(named.id))).toBeUndefined();
+    expect(await as(bob, () => gateway.execution(named.id))).toBeUndefined();
+    expect(
+      await gateway.execution(named.id, { principal: { accountId: 'acct-m' } }),
+    ).toBeUndefined();
+    for (const id of ['exec_0', '__proto__', 'x'.repeat(100_000), '']) {
+      expect(await gateway.execution(id, { principal: { admin: true } })).toBeUndefined();
+    }
+    // The account itself and an admin see it; a malformed principal is refused, never widened.
+    expect((await gateway.execution(named.id, { principal: { accountId: 'acct-a' } }))?.id).toBe(
+      named.id,
+    );
+    expect(
+      (await gateway.execution(named.id, { principal: { admin: true } }))?.result,
+    ).toMatchObject({ text: 'kept' });
+    await expect(
+      gateway.execution(named.id, { principal: { admin: 'yes' } as never }),
+    ).rejects.toMatchObject({ code: 'invalid_arguments' });
+  });
+
   it('calls without a call id are recorded and make room like any other, beside named ones', async () => {
     const runs: unknown[] = [];
     const store = createInMemoryExecutionStore({ quotas: { perSession: 10 } });

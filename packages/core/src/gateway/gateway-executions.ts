@@ -1,10 +1,12 @@
+import type { ResultBudget } from '../budget/result-budget.js';
 import { checkOptions } from '../errors/check-options.js';
 import { KsadkError } from '../errors/ksadk-error.js';
 import { type ExecutionSummary, summaryOfRecord } from '../executions/execution-record.js';
 import type { ExecutionStore } from '../executions/execution-store.js';
 import { principalOf } from './approval/approval-owner.js';
 import type { ApprovalPage } from './approval/store-queries.js';
-import type { ExecutionListOptions } from './gateway-types.js';
+import type { ApprovalPrincipal, ExecutionDetail, ExecutionListOptions } from './gateway-types.js';
+import { readKeptResult } from './kept-result.js';
 
 const OUTCOMES = new Set(['running', 'succeeded', 'failed', 'unknown']);
 
@@ -66,4 +68,37 @@ export async function listExecutions(
     items: page.items.map((record) => summaryOfRecord(record, now)),
     ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}),
   };
+}
+
+/**
+ * One execution record, if it exists and the principal may see it (its own account, and its own
+ * user when the principal names one; any for `{ admin: true }`), with the result it kept.
+ *
+ * @throws {KsadkError} `invalid_arguments` for a malformed principal.
+ */
+export async function getExecution(
+  store: ExecutionStore,
+  budget: ResultBudget,
+  id: string,
+  given: ApprovalPrincipal | undefined,
+): Promise<ExecutionDetail | undefined> {
+  const principal = principalOf(given);
+  if (typeof id !== 'string' || id.length > 200) return undefined;
+  const record = await store.get(id);
+  if (!record) return undefined;
+  if (!('admin' in principal)) {
+    if (record.accountId !== principal.accountId) return undefined;
+    if (
+      principal.userId !== undefined &&
+      record.userId !== '' &&
+      record.userId !== principal.userId
+    )
+      return undefined;
+  }
+  const result = await readKeptResult(record, budget, {
+    accountId: record.accountId,
+    ...(record.userId ? { userId: record.userId } : {}),
+    ...(record.sessionId ? { sessionId: record.sessionId } : {}),
+  });
+  return { ...summaryOfRecord(record, Date.now()), ...(result ? { result } : {}) };
 }

@@ -195,6 +195,15 @@ export interface ExecutionListOptions extends ApprovalListOptions {
   outcome?: ExecutionOutcome;
 }
 
+/** One call as {@link ToolGateway.execution} shows it: its record, and the result it kept. */
+export interface ExecutionDetail extends ExecutionSummary {
+  /**
+   * What the call returned, when its record kept it: calls with a framework call id keep their
+   * result (inline, or in the result store of their account and session) for replays.
+   */
+  readonly result?: ToolResult;
+}
+
 /** Per-call options, supplied by the host or adapter, never by the model. */
 export interface ToolCallOptions {
   /**
@@ -405,6 +414,14 @@ export interface ToolGateway extends ToolRunner {
    * result). `outcome: 'unknown'` lists the calls to reconcile after a crash.
    */
   executions(options?: ExecutionListOptions): Promise<ApprovalPage<ExecutionSummary>>;
+  /**
+   * One execution record by its id (`exec_…`), with the result it kept — for a host's "what did
+   * this call do" page. `undefined` for an unknown id or another account's (or user's) record.
+   */
+  execution(
+    id: string,
+    options?: { principal?: ApprovalPrincipal },
+  ): Promise<ExecutionDetail | undefined>;
   /**
    * Whether calling `tool` in the current invocation context would need a decision, by its static
    * policy (a tool whose policy is decided per call may still let a given call through).

@@ -4,6 +4,13 @@ export { toGeminiSchema } from './gemini-schema.js';
 export { normalizeStrictInput } from './normalize-strict-input.js';
 export { type OpenAISchemaResult, toOpenAIStrictSchema } from './openai-strict.js';
 export {
+  describeToolSchemas,
+  SCHEMA_TARGETS,
+  type SchemaTarget,
+  type TargetSchema,
+  type ToolSchemaReport,
+} from './schema-report.js';
+export {
   createToolNameRegistry,
   sanitizeToolName,
   type ToolNameConflict,
