@@ -114,6 +114,11 @@ export {
   type StandingGrantQuery,
 } from './gateway/approval/store-queries.js';
 export {
+  type UndecidedApproval,
+  type WaitForApprovalDecisionOptions,
+  waitForApprovalDecision,
+} from './gateway/approval/wait-for-decision.js';
+export {
   type ApprovalDecisionOptions,
   type ApprovalPrincipal,
   createToolGateway,

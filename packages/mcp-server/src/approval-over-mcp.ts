@@ -1,4 +1,9 @@
-import type { ApprovalRequest, ToolGateway } from '@ksadk/core';
+import {
+  type ApprovalRequest,
+  type ToolGateway,
+  type UndecidedApproval,
+  waitForApprovalDecision,
+} from '@ksadk/core';
 import { type ApprovalPause, PAUSED } from '@ksadk/core/adapter';
 import { ElicitResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpRequestContext } from './request-context.js';
@@ -17,7 +22,7 @@ export interface McpApprovalOptions {
 }
 
 /** How the wait for a decision made elsewhere ended without one. */
-export type Undecided = 'timed_out' | 'expired' | 'cancelled';
+export type Undecided = UndecidedApproval;
 
 /** Arguments shown in the question: this many characters of JSON in all, each key its share. */
 const MAX_SHOWN_ARGS = 4000;
@@ -25,9 +30,6 @@ const MAX_SHOWN_ARGS = 4000;
 const MIN_SHOWN_VALUE = 120;
 /** At most this many keys named one by one; the rest are counted. */
 const MAX_SHOWN_KEYS = 40;
-/** Polling the approval store while waiting: from this interval, doubling up to the next. */
-const FIRST_POLL_MS = 100;
-const MAX_POLL_MS = 1000;
 
 /**
  * Characters that would let a model's arguments change how the dialog reads rather than what it
@@ -132,55 +134,31 @@ async function elicitDecision(
   };
 }
 
-const delay = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
-
 /**
  * Waits for a decision made through the gateway's API (the approvals inbox, `gateway.approve`),
- * sending progress every few seconds. An approval is taken up only once the store says the request
- * is approved (its grant is then fetched again, as the host's own); a rejection lets the call answer
- * `approval_rejected`. Never decides anything itself.
+ * sending progress every few seconds, within what is left of the call's one wait.
  */
-async function waitForDecision(
+function waitForDecision(
   gateway: ToolGateway,
   context: McpRequestContext,
   request: ApprovalRequest,
   started: number,
 ): Promise<unknown | Undecided> {
   const { waitMs, progressEveryMs } = context.approvals;
-  let poll = FIRST_POLL_MS;
-  let nextProgress = started + progressEveryMs;
-  while (!context.signal.aborted) {
-    const now = Date.now();
-    if (now - started >= waitMs) return 'timed_out';
-    const status = await gateway.approvalStatus(request.id).catch(() => undefined);
-    // The host's own decision, repeated: the same grant (with the arguments it edited, if any).
-    if (status?.status === 'approved')
-      return status.edited_arguments ? { type: 'edit', args: status.edited_arguments } : 'approve';
-    if (status?.status === 'expired') return 'expired';
-    // Rejected, used or expired: the call itself answers why nothing runs.
-    if (status && status.status !== 'pending') return 'reject';
-    if (now >= nextProgress) {
-      nextProgress = now + progressEveryMs;
-      const waited = Math.round((now - started) / 1000);
+  const waited = Date.now() - started;
+  return waitForApprovalDecision(gateway, request.id, {
+    waitMs: Math.max(waitMs - waited, 0),
+    signal: context.signal,
+    progressEveryMs,
+    onWaiting: (ms) => {
+      const seconds = Math.round((waited + ms) / 1000);
       context.progress(
-        waited,
+        seconds,
         Math.round(waitMs / 1000),
-        `Waiting for the user to approve ${request.tool_name} (${waited} s).`,
+        `Waiting for the user to approve ${request.tool_name} (${seconds} s).`,
       );
-    }
-    await delay(Math.min(poll, waitMs - (now - started)), context.signal);
-    poll = Math.min(poll * 2, MAX_POLL_MS);
-  }
-  return 'cancelled';
+    },
+  });
 }
 
 /**
