@@ -1,5 +1,8 @@
-import { createToolGateway } from '@ksadk/core';
+import { type ServedKsadkConsole, serveKsadkConsole } from '@ksadk/console';
+import { createToolGateway, type ToolGateway, waitForApprovalDecision } from '@ksadk/core';
+import { loadMcpToolsets } from '@ksadk/core/mcp';
 import { createSandboxBackend } from '@ksadk/core/sandbox';
+import { createSkillLibrary } from '@ksadk/core/skills';
 import { createToolLoop, loadOpenAITools } from '@ksadk/openai';
 import { createScriptedOpenAIFetch } from '@ksadk/openai/testing';
 import OpenAI from 'openai';
@@ -65,18 +68,51 @@ function offlineModel(withCode: boolean) {
   ]);
 }
 
+/** Decisions made in the browser: the example serves the console and waits for each one there. */
+export interface ExampleConsoleOptions {
+  /** Told the console's address (with its token) once it listens. */
+  onReady?: (url: string) => void;
+  /** How long each gated call waits for a decision in the console. @default 5 minutes */
+  waitMs?: number;
+  /** Told the run's report as soon as the run is over, before `keepOpen`. */
+  onRunEnd?: (report: ExampleReport) => void;
+  /** After the run, wait for this before closing the console (the demo keeps it open until Ctrl-C). */
+  keepOpen?: Promise<unknown>;
+  /** @default 0 (a free port) */
+  port?: number;
+}
+
+/** The decision for a paused call: the host's own, or the one someone makes in the console. */
+async function decisionFor(
+  gateway: ToolGateway,
+  requestId: string,
+  options: { approve?: boolean; console?: ExampleConsoleOptions },
+): Promise<unknown> {
+  if (!options.console) return options.approve === false ? 'reject' : 'approve';
+  const decided = await waitForApprovalDecision(gateway, requestId, {
+    waitMs: options.console.waitMs ?? 300_000,
+  });
+  // Nobody decided in time: the call is rejected, and the model is told.
+  return typeof decided === 'string'
+    ? { type: 'reject', reason: `nobody decided (${decided})` }
+    : decided;
+}
+
 /**
  * Runs the example: an OpenAI function-calling loop over KsADK tools (memory → skills →
- * workspace → MCP), with the host approving gated calls. Offline with a scripted model unless
- * OPENAI_API_KEY is set (OPENAI_BASE_URL and OPENAI_MODEL are honoured).
+ * workspace → MCP), with the host approving gated calls — or, with `console`, a person deciding
+ * them in the KsADK console in the browser. Offline with a scripted model unless OPENAI_API_KEY is
+ * set (OPENAI_BASE_URL and OPENAI_MODEL are honoured).
  */
 export async function runOpenAIExample(
-  options: { live?: boolean; approve?: boolean } = {},
+  options: { live?: boolean; approve?: boolean; console?: ExampleConsoleOptions } = {},
 ): Promise<ExampleReport> {
   const live = options.live ?? Boolean(process.env['OPENAI_API_KEY']);
   const scenario = await startScenario();
   // run_code only on an isolated sandbox: bubblewrap, when this machine has it.
   const withCode = canIsolate();
+  // The MCP servers, loaded here so the console can show them too.
+  const mcp = await loadMcpToolsets(scenario.mcpServers);
   const { tools, gateway, assembly, close } = await loadOpenAITools({
     gateway: createToolGateway({ approvalMode: 'risk' }),
     memory: { memory: scenario.memory },
@@ -86,8 +122,19 @@ export async function runOpenAIExample(
       workspace: { root: scenario.root },
       sandbox: withCode ? { backend: 'bubblewrap' } : false,
     },
-    mcp: scenario.mcpServers,
+    mcp,
   });
+  let served: ServedKsadkConsole | undefined;
+  if (options.console) {
+    served = await serveKsadkConsole({
+      gateway,
+      tools,
+      skills: createSkillLibrary({ localDir: scenario.skillsDir }),
+      mcpServers: mcp.toolsets,
+      port: options.console.port ?? 0,
+    });
+    options.console.onReady?.(served.url);
+  }
   const client = live
     ? new OpenAI()
     : new OpenAI({
@@ -131,15 +178,21 @@ export async function runOpenAIExample(
     );
     while (result.status === 'needs_approval') {
       flush(result.messages);
-      const decisions: Record<string, 'approve' | 'reject'> = {};
+      const decisions: Record<string, unknown> = {};
       for (const pending of result.pending) {
         if (pending.kind !== 'approval') continue; // this story asks no questions mid-call
         approvalsAsked += 1;
-        const decision = options.approve === false ? 'reject' : 'approve';
         transcript.push(
           `gateway: ${pending.toolName} needs approval (${pending.approvalRequest.risk_level} risk) — nothing ran yet`,
         );
-        transcript.push(`host: ${decision}s ${JSON.stringify(pending.approvalRequest.arguments)}`);
+        const decision = await decisionFor(gateway, pending.approvalRequest.id, options);
+        const verb =
+          decision === 'approve' || (decision as { type?: string }).type === 'approve'
+            ? 'approves'
+            : 'rejects';
+        transcript.push(
+          `${options.console ? 'console' : 'host'}: ${verb} ${JSON.stringify(pending.approvalRequest.arguments)}`,
+        );
         decisions[pending.callId] = decision;
       }
       result = await result.resume(decisions);
@@ -147,7 +200,7 @@ export async function runOpenAIExample(
     flush(result.messages);
     const answer = result.status === 'completed' ? result.output : `(stopped: ${result.status})`;
     transcript.push(`assistant: ${answer}`);
-    return {
+    const report: ExampleReport = {
       live,
       ranCode: withCode,
       toolOrder: tools.map((tool) => tool.name),
@@ -156,8 +209,15 @@ export async function runOpenAIExample(
       notes: await scenario.readNotes(),
       answer,
     };
+    options.console?.onRunEnd?.(report);
+    return report;
   } finally {
+    if (served) {
+      await options.console?.keepOpen;
+      await served.close();
+    }
     await close();
+    await mcp.close();
     await scenario.stop();
   }
 }

@@ -46,6 +46,7 @@ export async function startScenario() {
   );
   return {
     root,
+    skillsDir,
     memory: createInMemoryMemoryBackend(),
     /**
      * The skills slot: `execute_skills` and the manifest of the local skills, on the backend

@@ -48,7 +48,7 @@ export interface KsadkConsoleOptions {
   readonly mcpServers?: readonly McpToolset[];
   /** A request body larger than this answers 413. @default 4 MiB */
   readonly maxBodyBytes?: number;
-  /** How often the stores are looked at for live updates while a page is open. @default 500 */
+  /** How often the stores are looked at for live updates while a page is open. @default 250 */
   readonly pollMs?: number;
   /** Open live-update streams at most. @default 100 */
   readonly maxEventStreams?: number;
@@ -131,7 +131,7 @@ export function createKsadkConsole(options: KsadkConsoleOptions): KsadkConsole {
   const assets: AppAssets = loadAppAssets(options.appDir);
   const events = createConsoleEvents({
     gateway,
-    pollMs: positive(options.pollMs, 500, 'pollMs'),
+    pollMs: positive(options.pollMs, 250, 'pollMs'),
     maxStreams: positive(options.maxEventStreams, 100, 'maxEventStreams'),
   });
   const tools = new Map<string, Tool>();

@@ -104,7 +104,11 @@ export {
   createInMemoryApprovalStore,
   type InMemoryApprovalStoreOptions,
 } from './gateway/approval/store.js';
-export { approvalStoreFromEnv } from './gateway/approval/store-from-env.js';
+export {
+  approvalStoreFromEnv,
+  type SharedStores,
+  sharedStoresFromEnv,
+} from './gateway/approval/store-from-env.js';
 export {
   type ApprovalAuditQuery,
   type ApprovalListStatus,

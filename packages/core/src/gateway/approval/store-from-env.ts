@@ -1,4 +1,6 @@
+import type { CredentialStore } from '../../credentials/credential-store.js';
 import { KsadkError } from '../../errors/ksadk-error.js';
+import type { ExecutionStore } from '../../executions/execution-store.js';
 import { importOptional } from '../../util/deferred-modules.js';
 import { registerSecret } from '../../util/redact.js';
 import type { ApprovalStore } from './store.js';
@@ -47,9 +49,16 @@ export function approvalStoreChoice(env: NodeJS.ProcessEnv = process.env): Appro
 
 interface RedisModule {
   createRedisApprovalStore(options: { url: string }): ApprovalStore;
+  createRedisExecutionStore(options: { url: string }): ExecutionStore & Closable;
+  createRedisCredentialStore(options: { url: string }): CredentialStore & Closable;
 }
 interface PostgresModule {
   createPostgresApprovalStore(options: { connectionString: string }): ApprovalStore;
+  createPostgresExecutionStore(options: { connectionString: string }): ExecutionStore & Closable;
+  createPostgresCredentialStore(options: { connectionString: string }): CredentialStore & Closable;
+}
+interface Closable {
+  close?(): Promise<void>;
 }
 
 /**
@@ -78,4 +87,69 @@ export async function approvalStoreFromEnv(
   }
   const module = await importOptional<PostgresModule>('@ksadk/postgres', why, '@ksadk/postgres pg');
   return module.createPostgresApprovalStore({ connectionString: choice.url });
+}
+
+/** The stores several processes share: approvals (with the audit log), execution records, credentials. */
+export interface SharedStores {
+  readonly kind: 'redis' | 'postgres';
+  readonly approvalStore: ApprovalStore;
+  readonly executionStore: ExecutionStore;
+  readonly credentialStore: CredentialStore;
+  /** Closes the three stores' connections. */
+  close(): Promise<void>;
+}
+
+/**
+ * The approval, execution and credential stores of the Redis or PostgreSQL database
+ * `KSADK_APPROVAL_STORE` names — what a console or an operator's tool reads to see every instance's
+ * approvals, calls and connected accounts — or `undefined` when it names none (the in-memory
+ * default, which another process cannot see).
+ *
+ * @throws {KsadkError} `invalid_config` for a bad value; `setup` when the store package is missing.
+ *
+ * @example
+ * ```ts
+ * const stores = await sharedStoresFromEnv();
+ * const gateway = createToolGateway(
+ *   stores
+ *     ? { approvalStore: stores.approvalStore, executions: { store: stores.executionStore } }
+ *     : {},
+ * );
+ * ```
+ */
+export async function sharedStoresFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<SharedStores | undefined> {
+  const choice = approvalStoreChoice(env);
+  if (choice.kind === 'memory') return undefined;
+  const why = `${APPROVAL_STORE_ENV} names a ${choice.kind === 'redis' ? 'Redis' : 'PostgreSQL'} store`;
+  const stores =
+    choice.kind === 'redis'
+      ? await importOptional<RedisModule>('@ksadk/redis', why, '@ksadk/redis ioredis').then(
+          (module) => ({
+            approvalStore: module.createRedisApprovalStore({ url: choice.url }),
+            executionStore: module.createRedisExecutionStore({ url: choice.url }),
+            credentialStore: module.createRedisCredentialStore({ url: choice.url }),
+          }),
+        )
+      : await importOptional<PostgresModule>('@ksadk/postgres', why, '@ksadk/postgres pg').then(
+          (module) => ({
+            approvalStore: module.createPostgresApprovalStore({ connectionString: choice.url }),
+            executionStore: module.createPostgresExecutionStore({ connectionString: choice.url }),
+            credentialStore: module.createPostgresCredentialStore({
+              connectionString: choice.url,
+            }),
+          }),
+        );
+  return {
+    kind: choice.kind,
+    ...stores,
+    close: async () => {
+      await Promise.all([
+        stores.approvalStore.close?.(),
+        (stores.executionStore as Closable).close?.(),
+        (stores.credentialStore as Closable).close?.(),
+      ]);
+    },
+  };
 }

@@ -20,7 +20,7 @@ async function pendingRequest(gateway: ReturnType<typeof createToolGateway>) {
     gateway.invoke(write, { text: 'draft' }, { callId: 'c1' }),
   );
   expect(isApprovalRequired(first)).toBe(true);
-  return (first as ApprovalRequiredResult).approval_request;
+  return (first as unknown as ApprovalRequiredResult).approval_request;
 }
 
 describe('waitForApprovalDecision', () => {
