@@ -136,7 +136,7 @@ describe('signing in through the host', () => {
     const mine = await pageToken(console, 'acme:alice');
     const other = await pageToken(console, 'acme:bob');
     expect(mine).not.toBe(other);
-    const refused = [
+    const refused: Record<string, string>[] = [
       { 'x-ksadk-csrf': '' },
       { 'x-ksadk-csrf': other },
       { 'sec-fetch-site': 'cross-site' },
@@ -155,7 +155,7 @@ describe('signing in through the host', () => {
     );
     const ok = await postAs(console, 'acme:alice', approve);
     expect(ok.status).toBe(200);
-    expect((await ok.json()).item).toMatchObject({
+    expect(((await ok.json()) as { item: unknown }).item).toMatchObject({
       id,
       status: 'approved',
       decided_by: 'user:alice',
