@@ -130,7 +130,7 @@ export async function runOpenAIExample(
       gateway,
       tools,
       skills: createSkillLibrary({ localDir: scenario.skillsDir }),
-      mcpServers: mcp.toolsets,
+      mcpServers: [...mcp.toolsets, ...mcp.unavailable],
       port: options.console.port ?? 0,
     });
     options.console.onReady?.(served.url);

@@ -102,7 +102,7 @@ export async function main(argv: readonly string[], env = process.env): Promise<
     principal: principalOf(values as { admin?: boolean; account?: string; user?: string }),
     port,
     ...(skillsDir ? { skills: createSkillLibrary({ localDir: skillsDir }) } : {}),
-    ...(mcp ? { mcpServers: mcp.toolsets } : {}),
+    ...(mcp ? { mcpServers: [...mcp.toolsets, ...mcp.unavailable] } : {}),
   });
   const stop = async () => {
     await served.close();

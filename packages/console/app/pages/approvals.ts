@@ -72,7 +72,7 @@ export function renderApprovals(main: HTMLElement, selected: string | undefined)
           ' ',
           row.status !== 'pending' && badge(row.status),
         ),
-        h('span', { class: 'row-line' }, row.why ?? row.summary ?? row.arguments_preview),
+        h('span', { class: 'row-line' }, row.summary ?? row.arguments_preview),
         h(
           'span',
           { class: 'row-meta' },
@@ -183,14 +183,20 @@ export function renderApprovals(main: HTMLElement, selected: string | undefined)
     ),
   );
 
-  async function showDetail(): Promise<void> {
+  async function showDetail(notice?: string): Promise<void> {
     if (!selected) {
       replace(detail, h('p', { class: 'empty' }, 'Choose a request to see what it would do.'));
       return;
     }
     try {
       const { item } = await get<{ item: Item }>(`approvals/${encodeURIComponent(selected)}`);
-      replace(detail, ...detailOf(item, () => void Promise.all([refreshTop(), showDetail()])));
+      replace(
+        detail,
+        notice
+          ? h('p', { class: 'notice', role: 'status', 'data-testid': 'decision-notice' }, notice)
+          : false,
+        ...detailOf(item, (done) => void Promise.all([refreshTop(), showDetail(done)])),
+      );
     } catch (error) {
       replace(
         detail,
@@ -233,7 +239,7 @@ function filterInput(label: string, apply: (value: string) => void): HTMLElement
 }
 
 /** One request: what it is, its arguments, and — while pending — the decisions. */
-function detailOf(item: Item, decided: () => void): HTMLElement[] {
+function detailOf(item: Item, decided: (notice: string) => void): HTMLElement[] {
   const facts = h(
     'dl',
     { class: 'facts' },
@@ -277,7 +283,7 @@ export const fact = (name: string, value: string | Node | undefined | false): Ch
     : false;
 
 /** Approve, approve for the session, edit then approve, reject with a reason. */
-function decisionsOf(item: Item, decided: () => void): HTMLElement {
+function decisionsOf(item: Item, decided: (notice: string) => void): HTMLElement {
   const message = h('p', { class: 'message', role: 'status', 'data-testid': 'decision-message' });
   const always = h('input', { type: 'checkbox', 'data-testid': 'always' });
   const reason = h('input', {
@@ -294,7 +300,7 @@ function decisionsOf(item: Item, decided: () => void): HTMLElement {
     try {
       await action();
       message.textContent = done;
-      decided();
+      decided(done);
     } catch (error) {
       message.textContent = error instanceof Error ? error.message : String(error);
       for (const button of buttons) button.disabled = false;
@@ -355,19 +361,31 @@ function decisionsOf(item: Item, decided: () => void): HTMLElement {
   );
 }
 
+/** Arguments larger than this (as pretty JSON) are approved or rejected as they are, not edited here. */
+const MAX_EDITABLE_CHARS = 1_000_000;
+
 /** The arguments as editable JSON, the diff against the model's, and "approve edited". */
 function editorOf(
   item: Item,
   always: HTMLInputElement,
   act: (action: () => Promise<unknown>, done: string) => Promise<void>,
 ): HTMLElement[] {
+  const json = JSON.stringify(item.arguments, null, 2);
+  if (json.length > MAX_EDITABLE_CHARS)
+    return [
+      h(
+        'p',
+        { class: 'message', 'data-testid': 'too-large-to-edit' },
+        `These arguments are too large to edit here (${json.length.toLocaleString()} characters): approve or reject them as they are.`,
+      ),
+    ];
   const text = h('textarea', {
     rows: 12,
     spellcheck: false,
     'aria-label': 'Edited arguments (JSON)',
     'data-testid': 'edit-args',
   });
-  text.value = JSON.stringify(item.arguments, null, 2);
+  text.value = json;
   const diff = h('div', { class: 'diff-pane', 'data-testid': 'edit-diff' });
   const problem = h('p', { class: 'message' });
   const parsed = (): Record<string, unknown> | undefined => {

@@ -46,13 +46,16 @@ export interface Caller {
 export const alice: Caller = { accountId: 'acme', userId: 'alice', sessionId: 's-alice' };
 export const mallory: Caller = { accountId: 'evil', userId: 'mallory', sessionId: 's-mallory' };
 
-/** A gateway whose result store is a fresh folder, and how to remove it. */
-export async function testGateway(): Promise<{ gateway: ToolGateway; cleanup(): Promise<void> }> {
+/** A gateway whose result store is a fresh folder (and `options`), and how to remove it. */
+export async function testGateway(
+  options: Parameters<typeof createToolGateway>[0] = {},
+): Promise<{ gateway: ToolGateway; cleanup(): Promise<void> }> {
   const dir = await mkdtemp(path.join(tmpdir(), 'ksadk-console-'));
   const gateway = createToolGateway({
     env: {},
     approvalMode: 'risk',
     budget: { persistDir: dir },
+    ...options,
   });
   return { gateway, cleanup: () => rm(dir, { recursive: true, force: true }) };
 }

@@ -40,6 +40,12 @@ export interface LoadMcpToolsetsOptions extends McpServerRequestOptions {
 export interface McpLoadResult {
   /** One toolset per reachable, distinct server, in configuration order. */
   readonly toolsets: McpToolset[];
+  /**
+   * The servers that could not be reached or started, stopped, with what they left behind
+   * (`diagnostics()`: the exit, the stderr tail) for a host to show. Their tools are not in `tools`;
+   * a host that asks one for its tools again starts it again (`close()` stops it).
+   */
+  readonly unavailable: McpToolset[];
   /** Their tools, in order, with names unique across servers. */
   readonly tools: Tool[];
   /** Every configuration problem, skipped duplicate, unreachable server and name conflict. */
@@ -117,6 +123,7 @@ export async function loadMcpToolsets(
   }
   const reached = await Promise.allSettled(candidates.map((toolset) => toolset.prefetch()));
   const toolsets: McpToolset[] = [];
+  const unavailable: McpToolset[] = [];
   const tools: Tool[] = [];
   for (const [index, toolset] of candidates.entries()) {
     const outcome = reached[index]!;
@@ -125,6 +132,7 @@ export async function loadMcpToolsets(
         `MCP server ${toolset.name} is ${toolset.diagnostics().transport === 'stdio' ? 'unavailable' : 'unreachable'}: ${modelSafeErrorMessage(outcome.reason)}`,
       );
       await toolset.close();
+      unavailable.push(toolset);
       continue;
     }
     tools.push(...(await toolset.tools()));
@@ -143,7 +151,7 @@ export async function loadMcpToolsets(
     }
   }
   const close = async (): Promise<void> => {
-    await Promise.allSettled(toolsets.map((toolset) => toolset.close()));
+    await Promise.allSettled([...toolsets, ...unavailable].map((toolset) => toolset.close()));
   };
   if (options.strict && problems.length > 0) {
     await close();
@@ -151,7 +159,7 @@ export async function loadMcpToolsets(
       details: { problems },
     });
   }
-  return { toolsets, tools, problems, close };
+  return { toolsets, unavailable, tools, problems, close };
 }
 
 /**
@@ -164,7 +172,13 @@ export async function loadMcpToolsetsFromEnv(
 ): Promise<McpLoadResult> {
   const { env = process.env, ...loadOptions } = options;
   if (!mcpToolsEnabled(env))
-    return { toolsets: [], tools: [], problems: [], close: async () => undefined };
+    return {
+      toolsets: [],
+      unavailable: [],
+      tools: [],
+      problems: [],
+      close: async () => undefined,
+    };
   const { configs, problems } = loadMcpServerConfigsFromEnv({
     env,
     strict: options.strict ?? false,

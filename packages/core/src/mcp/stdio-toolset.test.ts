@@ -272,7 +272,15 @@ describe('a stdio MCP server', () => {
       'MCP server silent is unavailable: it did not answer initialize within 300 ms',
     ]);
     expect(loaded.toolsets).toEqual([]);
+    // Kept, stopped, for the host to show why: its exit and what it wrote to stderr.
+    expect(loaded.unavailable.map((toolset) => toolset.name)).toEqual(['silent']);
+    expect(loaded.unavailable[0]!.diagnostics()).toMatchObject({
+      crashes: 1,
+      pid: undefined,
+      stderrTail: expect.stringMatching(/silent fixture \d+ ready/),
+    });
     expect(trackedTrees()).toBe(groups);
+    await loaded.close();
   });
 
   it('a program that does not exist is reported, not thrown at the model', async () => {
