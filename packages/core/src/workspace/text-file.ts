@@ -5,6 +5,7 @@ import { resolveResultHandle } from '../budget/result-store.js';
 import type { InvocationContext } from '../context/invocation-context.js';
 import { echoValue } from '../util/sanitize-message.js';
 import { workspaceFailure } from './failure.js';
+import { openedInside } from './opened-path.js';
 import {
   isPathError,
   type ResolvedWorkspacePath,
@@ -25,7 +26,7 @@ export interface TextFile {
 /** Why a text file could not be read. */
 export type TextFileError = {
   ok: false;
-  error_type: 'not_found' | 'too_large' | 'not_utf8_text' | 'not_a_file';
+  error_type: 'not_found' | 'too_large' | 'not_utf8_text' | 'not_a_file' | 'path_outside_workspace';
   error_message: string;
 };
 
@@ -58,12 +59,15 @@ async function readAll(handle: FileHandle, size: number, limit: number): Promise
 /**
  * Reads a UTF-8 text file without following a final symlink (`O_NOFOLLOW`) and without blocking
  * on a FIFO or device (`O_NONBLOCK`, then anything but a regular file is refused), refusing files
- * over `maxBytes` and files that are not valid UTF-8. A leading BOM is kept as text.
+ * over `maxBytes` and files that are not valid UTF-8. A leading BOM is kept as text. With `root`,
+ * what was opened must lie inside it (see `openedInside`): a folder on the way swapped for a link
+ * out of the workspace after the path was resolved is `path_outside_workspace`, nothing read.
  */
 export async function readTextFile(
   absolute: string,
   shownPath: string,
   maxBytes = MAX_TEXT_FILE_BYTES,
+  root?: string,
 ): Promise<TextFile | TextFileError> {
   let handle: Awaited<ReturnType<typeof open>>;
   try {
@@ -78,7 +82,16 @@ export async function readTextFile(
     throw error;
   }
   try {
-    const stats = await handle.stat({ bigint: true });
+    const [stats, inside] = await Promise.all([
+      handle.stat({ bigint: true }),
+      root === undefined || openedInside(handle.fd, root),
+    ]);
+    if (!inside) {
+      return workspaceFailure(
+        'path_outside_workspace',
+        `${echoValue(shownPath)} changed while it was opened (a folder on the way now leads outside the workspace); nothing was read`,
+      );
+    }
     if (!stats.isFile())
       return workspaceFailure('not_a_file', `${echoValue(shownPath)} is not a regular file`);
     if (stats.size > BigInt(maxBytes)) {
@@ -123,7 +136,7 @@ export async function readWorkspaceText(
   if (isPathError(target)) return target;
   // FIFOs, sockets and devices are refused before anything opens them.
   if (target.kind !== 'file') return { ...notAFile(shownPath), path: target.relative };
-  const file = await readTextFile(target.absolute, shownPath);
+  const file = await readTextFile(target.absolute, shownPath, MAX_TEXT_FILE_BYTES, root);
   if (isTextFileError(file)) return { ...file, path: target.relative };
   return { target, file };
 }

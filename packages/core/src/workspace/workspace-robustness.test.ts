@@ -108,6 +108,46 @@ describe('writes racing a directory swap stay inside the root', () => {
   }, 60_000);
 });
 
+describe('reads racing a directory swap never read outside the root', () => {
+  it('a swapper process for 2 s: read, lint and edit never see the outside file', async () => {
+    await mkdir(path.join(ws.root, 'sub'));
+    await writeFile(path.join(ws.root, 'sub', 'notes.md'), 'inside\n');
+    // The link's target holds a file of the same name.
+    await writeFile(path.join(ws.outside, 'notes.md'), 'OUTSIDE THE WORKSPACE\n');
+    const swapper = spawn(process.execPath, ['-e', SWAPPER, ws.root, ws.outside, '2000'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let swaps = '';
+    swapper.stdout.on('data', (chunk) => {
+      swaps += String(chunk);
+    });
+    const exited = new Promise<void>((resolve) => swapper.once('exit', () => resolve()));
+    let running = true;
+    void exited.then(() => {
+      running = false;
+    });
+    const outcomes = new Map<string, number>();
+    while (running) {
+      const results = await Promise.all([
+        ws.call('read_workspace_file', { path: 'sub/notes.md' }),
+        ws.call('read_workspace_file', { path: 'sub/notes.md', include_line_numbers: false }),
+        ws.call('lint_workspace_file', { path: 'sub/notes.md' }),
+        ws.call('edit_workspace_file', { path: 'sub/notes.md', old_text: 'xyz', new_text: 'x' }),
+      ]);
+      for (const result of results) {
+        const key = result.ok ? 'ok' : String(result['error_type']);
+        outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
+        expect(JSON.stringify(result)).not.toContain('OUTSIDE');
+      }
+    }
+    await exited;
+    const summary = JSON.stringify({ swaps, outcomes: Object.fromEntries(outcomes) });
+    expect(JSON.parse(swaps).swaps, summary).toBeGreaterThan(100);
+    expect(outcomes.get('ok') ?? 0, summary).toBeGreaterThan(0);
+    expect(outcomes.get('tool_error'), summary).toBeUndefined();
+  }, 60_000);
+});
+
 describe('special files never hang a tool', () => {
   it('read, lint, edit and search refuse a FIFO at once, many times, and the thread pool stays free', async () => {
     execFileSync('mkfifo', [path.join(ws.root, 'pipe')]);

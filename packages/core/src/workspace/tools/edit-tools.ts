@@ -49,7 +49,7 @@ async function loadForEdit(
   }
   const file =
     target.kind === 'file'
-      ? await readTextFile(target.absolute, shown)
+      ? await readTextFile(target.absolute, shown, undefined, root)
       : workspaceFailure('not_a_file', `${echoValue(shown)} is not a regular file`);
   if (isTextFileError(file)) return { loaded: false, failure: { ...file, path: target.relative } };
   if (file.mtimeNs !== record.mtimeNs || file.sizeBytes !== record.sizeBytes) {
