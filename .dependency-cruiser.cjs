@@ -24,7 +24,8 @@ const FRAMEWORKS = ['@langchain/[^/]+', 'langchain', '@google/adk', '@google/gen
 const framework = FRAMEWORKS.join('|');
 const TEST_FILE = '\\.test(-d)?\\.[cm]?[jt]sx?$';
 const TEST_FIXTURES = '(^|/)test-fixtures/';
-const ADAPTER_SRC = '^packages/(langgraph|adk|openai|redis|postgres)/src/';
+// Every package but core: the adapters, the store packages, the MCP server and the console.
+const ADAPTER_SRC = '^packages/(?!core/)[^/]+/src/';
 const CAPABILITIES = '^packages/core/src/(workspace|skills|sandbox|web|memory|mcp|a2a|catalog)/';
 // Which capability may import which other (besides the layers); the catalogue assembles them all.
 const CAPABILITY_IMPORTS = {

@@ -100,6 +100,40 @@ console.log('smoke check passed');
 `,
   },
   {
+    name: '@ksadk/console',
+    // The installed package serves its page and browser app (shipped in dist/app), and the
+    // installed `ksadk-console` command answers --help.
+    smoke: `import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { createToolGateway, defineTool } from '@ksadk/core';
+import { serveKsadkConsole } from '@ksadk/console';
+import { z } from 'zod';
+const gateway = createToolGateway({ env: {} });
+const write = defineTool({
+  name: 'write_note',
+  description: 'Writes a note.',
+  input: z.object({ text: z.string() }),
+  policy: { riskLevel: 'high', sideEffects: ['notes_write'] },
+  execute: () => ({ ok: true }),
+});
+const asked = await gateway.invoke(write, { text: 'hello' });
+if (asked.type !== 'approval_required') throw new Error('the write did not ask');
+const served = await serveKsadkConsole({ gateway, tools: [write] });
+const base = served.url.split('?')[0];
+const headers = { authorization: \`Bearer \${served.token}\` };
+const page = await fetch(base, { headers });
+if (!(await page.text()).includes('app/console.js')) throw new Error('no page');
+const app = await fetch(\`\${base}app/console.js\`);
+if (app.status !== 200 || (await app.text()).length < 1000) throw new Error('no browser app');
+const inbox = await (await fetch(\`\${base}api/approvals\`, { headers })).json();
+if (inbox.items.length !== 1) throw new Error(\`inbox: \${JSON.stringify(inbox)}\`);
+await served.close();
+const help = execFileSync(path.resolve('node_modules/.bin/ksadk-console'), ['--help'], { encoding: 'utf8' });
+if (!help.includes('ksadk-console')) throw new Error('no --help');
+console.log('smoke check passed');
+`,
+  },
+  {
     name: '@ksadk/redis',
     smoke: `import { createToolGateway } from '@ksadk/core';
 import { createRedisApprovalStore, createRedisMemoryBackend } from '@ksadk/redis';

@@ -90,6 +90,7 @@ export const ENV_VARIABLES = {
     'KSADK_WEB_SSRF_POLICY_JSON',
   ],
   testServices: [
+    'KSADK_TEST_CHROMIUM',
     'KSADK_TEST_PEERS_DIR',
     'KSADK_TEST_POSTGRES_URL',
     'KSADK_TEST_REDIS_URL',
