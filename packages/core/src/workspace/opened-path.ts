@@ -4,14 +4,19 @@ import path from 'node:path';
 import { isReserved } from '../util/reserved-dirs.js';
 
 /** Where Linux shows each open file descriptor as a link to the real path of what it has open. */
-const FD_DIR = '/proc/self/fd';
+export const FD_DIR = '/proc/self/fd';
 
 let procFd: boolean | undefined;
 
 /** Whether `/proc/self/fd` is there to ask (Linux with `/proc` mounted): looked for once. */
-function hasProcFd(): boolean {
+export function hasProcFd(): boolean {
   procFd ??= process.platform === 'linux' && existsSync(FD_DIR);
   return procFd;
+}
+
+/** From now on, `/proc/self/fd` is not asked (it is there, but did not answer). */
+export function forgetProcFd(): void {
+  procFd = false;
 }
 
 /**

@@ -1,13 +1,16 @@
 import { constants } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
+import path from 'node:path';
 import type { ResultBudget } from '../budget/result-budget.js';
 import { resolveResultHandle } from '../budget/result-store.js';
 import type { InvocationContext } from '../context/invocation-context.js';
 import { echoValue } from '../util/sanitize-message.js';
+import { readDirectly } from './direct-read.js';
 import { workspaceFailure } from './failure.js';
 import { openedInside } from './opened-path.js';
 import {
   isPathError,
+  normalizeWorkspacePath,
   type ResolvedWorkspacePath,
   resolveWorkspacePath,
   type WorkspacePathError,
@@ -31,6 +34,15 @@ export type TextFileError = {
 };
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/** The bytes as UTF-8 text, or `undefined` when they are not valid UTF-8. */
+function decodeText(bytes: Uint8Array): string | undefined {
+  try {
+    return decoder.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
 
 const notAFile = (shownPath: string): TextFileError =>
   workspaceFailure('not_a_file', `${echoValue(shownPath)} is not a regular file`);
@@ -107,12 +119,9 @@ export async function readTextFile(
         `file is larger than ${Math.round(maxBytes / 1024 / 1024)}MB: ${echoValue(shownPath)}`,
       );
     }
-    let text: string;
-    try {
-      text = decoder.decode(bytes);
-    } catch {
+    const text = decodeText(bytes);
+    if (text === undefined)
       return workspaceFailure('not_utf8_text', `file is not utf-8 text: ${echoValue(shownPath)}`);
-    }
     return { text, sizeBytes: bytes.length, mtimeNs: stats.mtimeNs };
   } finally {
     await handle.close();
@@ -132,6 +141,19 @@ export async function readWorkspaceText(
   root: string,
   shownPath: string,
 ): Promise<{ target: ResolvedWorkspacePath; file: TextFile } | WorkspaceTextError> {
+  const relative = normalizeWorkspacePath(shownPath);
+  if (typeof relative === 'string' && relative !== '.') {
+    // The usual case — a regular file reached through no link — in three thread-pool round trips;
+    // anything else is read (or refused, with the reason) the careful way below.
+    const direct = await readDirectly(root, relative, MAX_TEXT_FILE_BYTES);
+    const text = direct && decodeText(direct.bytes);
+    if (direct && text !== undefined) {
+      return {
+        target: { absolute: path.join(root, relative), relative, exists: true, kind: 'file' },
+        file: { text, sizeBytes: direct.sizeBytes, mtimeNs: direct.mtimeNs },
+      };
+    }
+  }
   const target = await resolveWorkspacePath(root, shownPath, { mustExist: true });
   if (isPathError(target)) return target;
   // FIFOs, sockets and devices are refused before anything opens them.
