@@ -35,9 +35,19 @@ function principalOf(values: {
 
 /**
  * Runs `ksadk-console` with these arguments. Resolves once the console listens (it then runs until
- * the process is stopped) with the exit code: 0, or 2 for a usage error.
+ * the process is stopped) with the exit code: 0, 1 when it cannot start (a bad store, a taken
+ * port: the reason is printed, never a secret), or 2 for a usage error.
  */
 export async function main(argv: readonly string[], env = process.env): Promise<number> {
+  try {
+    return await run(argv, env);
+  } catch (error) {
+    console.error(`ksadk-console: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  }
+}
+
+async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
