@@ -93,7 +93,9 @@ describe('the console in a browser', () => {
       // A right-to-left override cannot turn "exe.png" around: it shows as its escape.
       expect(text).toContain('\\u202egnp.exe\\u200b');
       expect(await detail.locator('img, script').count()).toBe(0);
-      expect(await page.evaluate(() => (globalThis as { __pwned?: unknown }).__pwned)).toBeUndefined();
+      expect(
+        await page.evaluate(() => (globalThis as { __pwned?: unknown }).__pwned),
+      ).toBeUndefined();
       await page.screenshot({ path: path.join(shots, 'console-approval-hostile.png') });
 
       // 5 MB of argument: collapsed, and the page answers at once.
@@ -310,7 +312,9 @@ describe('the console in a browser', () => {
       await expect(page.locator('[data-testid=skill-list]').textContent()).resolves.toContain(
         'pdf-forms',
       );
-      expect(await page.evaluate(() => (globalThis as { __pwned?: unknown }).__pwned)).toBeUndefined();
+      expect(
+        await page.evaluate(() => (globalThis as { __pwned?: unknown }).__pwned),
+      ).toBeUndefined();
       await page.screenshot({ path: path.join(shots, 'console-skills.png'), fullPage: false });
 
       // MCP servers: one connected with its tools and schemas, one that fails — its stderr is the
