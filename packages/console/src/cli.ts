@@ -1,8 +1,6 @@
 import { parseArgs } from 'node:util';
-import { type ApprovalPrincipal, createToolGateway, sharedStoresFromEnv } from '@ksadk/core';
-import { loadMcpToolsetsFromEnv } from '@ksadk/core/mcp';
-import { createSkillLibrary } from '@ksadk/core/skills';
-import { serveKsadkConsole } from './serve-ksadk-console.js';
+import type { ApprovalPrincipal } from '@ksadk/core';
+import { serveKsadkConsoleFromEnv } from './console-from-env.js';
 
 const HELP = `ksadk-console: the KsADK console — approvals, calls, skills, connected accounts, MCP servers —
 in the browser, on the stores your agents share.
@@ -80,44 +78,16 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<num
     console.error('--admin shows every account: give it without --account and --user.');
     return 2;
   }
-  const storeEnv = values['store']
-    ? { ...env, KSADK_APPROVAL_STORE: String(values['store']) }
-    : env;
-  const stores = await sharedStoresFromEnv(storeEnv);
-  if (!stores)
-    console.error(
-      'No shared store (KSADK_APPROVAL_STORE or --store): this console sees only its own, empty, in-memory store. Point it at the Redis or PostgreSQL store your agents use.',
-    );
-  const gateway = createToolGateway({
-    env: storeEnv,
-    ...(stores
-      ? {
-          approvalStore: stores.approvalStore,
-          executions: { store: stores.executionStore },
-          ...(storeEnv['KSADK_CREDENTIAL_KEY']
-            ? { credentials: { store: stores.credentialStore } }
-            : {}),
-        }
-      : {}),
-  });
-  const skillsDir = values['skills']
-    ? String(values['skills'])
-    : storeEnv['KSADK_LOCAL_SKILLS_DIR'];
-  const mcp = storeEnv['KSADK_MCP_SERVERS']
-    ? await loadMcpToolsetsFromEnv({ env: storeEnv })
-    : undefined;
-  for (const problem of mcp?.problems ?? []) console.error(`MCP: ${problem}`);
-  const served = await serveKsadkConsole({
-    gateway,
-    principal: principalOf(values as { admin?: boolean; account?: string; user?: string }),
+  const served = await serveKsadkConsoleFromEnv({
+    env,
     port,
-    ...(skillsDir ? { skills: createSkillLibrary({ localDir: skillsDir }) } : {}),
-    ...(mcp ? { mcpServers: [...mcp.toolsets, ...mcp.unavailable] } : {}),
+    principal: principalOf(values as { admin?: boolean; account?: string; user?: string }),
+    ...(values['store'] ? { store: String(values['store']) } : {}),
+    ...(values['skills'] ? { skillsDir: String(values['skills']) } : {}),
   });
+  for (const warning of served.warnings) console.error(warning);
   const stop = async () => {
     await served.close();
-    await mcp?.close();
-    await stores?.close();
     process.exit(0);
   };
   process.once('SIGINT', () => void stop());

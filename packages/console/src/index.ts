@@ -6,6 +6,11 @@
  */
 export type { ConsolePrincipal, ResolvePrincipal } from './console-auth.js';
 export {
+  type KsadkConsoleFromEnv,
+  type KsadkConsoleFromEnvOptions,
+  serveKsadkConsoleFromEnv,
+} from './console-from-env.js';
+export {
   createKsadkConsole,
   type KsadkConsole,
   type KsadkConsoleOptions,

@@ -183,19 +183,24 @@ export function renderApprovals(main: HTMLElement, selected: string | undefined)
     ),
   );
 
-  async function showDetail(notice?: string): Promise<void> {
+  /** What the last decision made here said, shown above its request for a few seconds (live updates re-draw the page). */
+  let notice: { id: string; text: string; until: number } | undefined;
+
+  async function showDetail(): Promise<void> {
     if (!selected) {
       replace(detail, h('p', { class: 'empty' }, 'Choose a request to see what it would do.'));
       return;
     }
     try {
       const { item } = await get<{ item: Item }>(`approvals/${encodeURIComponent(selected)}`);
+      const said = notice && notice.id === item.id && notice.until > Date.now() ? notice.text : '';
       replace(
         detail,
-        notice
-          ? h('p', { class: 'notice', role: 'status', 'data-testid': 'decision-notice' }, notice)
-          : false,
-        ...detailOf(item, (done) => void Promise.all([refreshTop(), showDetail(done)])),
+        said && h('p', { class: 'notice', role: 'status', 'data-testid': 'decision-notice' }, said),
+        ...detailOf(item, (done) => {
+          notice = { id: item.id, text: done, until: Date.now() + 10_000 };
+          void Promise.all([refreshTop(), showDetail()]);
+        }),
       );
     } catch (error) {
       replace(
