@@ -57,3 +57,41 @@ describe('the in-memory execution store keeps results within quota', () => {
     expect(last.resultJson).toContain('result 7');
   });
 });
+
+describe('the in-memory execution store gives back exactly the result it was given', () => {
+  it('any string — ASCII, accents, emoji, a lone surrogate, NUL — from complete, get, findCall, list and a replayed begin', () => {
+    const store = createInMemoryExecutionStore();
+    const texts = ['plain', 'ünï "quoted"', '😀 and 中文', 'lone \ud800 half', 'nul \u0000 byte'];
+    for (const text of texts) {
+      const record = executionRecord({ accountId: 'acme', sessionId: 's' });
+      store.begin(record);
+      // Not JSON.stringify's output: a store is given whatever string, and gives that string back.
+      const resultJson = `{"text":"${text}"}`;
+      const ended = store.complete(record.id, { status: 'succeeded', endedAt: 1, resultJson });
+      expect(ended).toMatchObject({ id: record.id, status: 'succeeded', resultJson });
+      expect(store.get(record.id)).toMatchObject({ resultJson });
+      const call = { accountId: 'acme', sessionId: 's', callId: record.callId, now: Date.now() };
+      expect(store.findCall(call)).toMatchObject({ resultJson });
+      const again = store.begin({ ...record, id: `${record.id}_again` });
+      expect(again).toMatchObject({ created: false, existing: { id: record.id, resultJson } });
+      const listed = store.list({ accountId: 'acme', now: Date.now(), limit: 500 });
+      if (!('items' in listed)) throw new Error('the in-memory store lists at once');
+      expect(listed.items.find((item) => item.id === record.id)).toMatchObject({ resultJson });
+      expect(Object.isFrozen(store.get(record.id))).toBe(true);
+    }
+  });
+
+  it('a record begun with a result keeps it, counted in characters', () => {
+    const store = createInMemoryExecutionStore({ quotas: { resultCharsPerAccount: 20 } });
+    const first = executionRecord({ accountId: 'acme', resultJson: '"😀😀😀😀😀😀😀😀"' });
+    expect(store.begin(first)).toEqual({ created: true, record: first });
+    expect(store.get(first.id)).toEqual(first);
+    // 18 characters (emoji are two each), though 34 bytes in UTF-8: within the quota of 20.
+    const second = executionRecord({ accountId: 'acme' });
+    store.begin(second);
+    store.complete(second.id, { status: 'succeeded', endedAt: 1, resultJson: '"ab"' });
+    // 18 + 4 is over 20: the oldest result goes, its record stays.
+    expect(store.get(first.id)).not.toHaveProperty('resultJson');
+    expect(store.get(second.id)).toMatchObject({ resultJson: '"ab"' });
+  });
+});
