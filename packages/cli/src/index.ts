@@ -1,0 +1,7 @@
+/**
+ * `@ksadk/cli`: the `ksadk` command — `ksadk tools`, `ksadk mcp probe`, `ksadk skills …`,
+ * `ksadk approvals …`, `ksadk console` — and {@link main} to run it from code.
+ *
+ * @packageDocumentation
+ */
+export { type KsadkIo, main } from './cli.js';
