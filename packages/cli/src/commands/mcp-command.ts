@@ -205,7 +205,7 @@ export async function mcpProbeCommand(
         }
         for (const problem of report.problems)
           terminal.line(`  ${terminal.paint('warn', `left out: ${problem}`)}`);
-        report.tools.forEach((tool, index) => printToolReport(terminal, tool, index));
+        for (const [index, tool] of report.tools.entries()) printToolReport(terminal, tool, index);
       }
       if (callProblem) terminal.line(terminal.paint('bad', callProblem));
       if (call) {

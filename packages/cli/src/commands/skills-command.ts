@@ -26,7 +26,8 @@ const FIELDS = [
 function fieldOf(message: string): string | undefined {
   const unknown = /^unknown frontmatter field "([^"]+)"/.exec(message);
   if (unknown) return unknown[1];
-  if (/frontmatter has no name/.test(message)) return 'name';
+  const absent = /frontmatter has no ([a-z-]+)/.exec(message);
+  if (absent) return absent[1];
   const first = /^([a-z-]+)\b/.exec(message)?.[1];
   return first && FIELDS.includes(first) ? first : undefined;
 }
@@ -110,6 +111,12 @@ export async function readCommand(
   }
   if (command === 'list') {
     const { entries, warnings } = await terminal.progress('listing skills', () => library.list());
+    if (entries.length === 0 && warnings.length === 0 && !options.json) {
+      terminal.note(
+        `No skills: none in ${options.dir ?? 'the local skills folder (KSADK_LOCAL_SKILLS_DIR, else ./skills)'}, and no skill space configured.`,
+      );
+      return EXIT.problems;
+    }
     const skills = entries.map(({ name, description, version, space_id, source, tags }) => ({
       name,
       description,

@@ -51,7 +51,7 @@ export async function toolsCommand(
       if (selection) terminal.note(terminal.paint('dim', `built-ins: ${selection}`));
       if (reports.length === 0)
         terminal.line('No tools: nothing is configured. Try --include focused.');
-      reports.forEach((report, index) => printToolReport(terminal, report, index));
+      for (const [index, report] of reports.entries()) printToolReport(terminal, report, index);
       for (const warning of load.warnings)
         terminal.note(terminal.paint('warn', `warning: ${warning}`));
     }

@@ -69,6 +69,9 @@ export function ksadk(
   });
 }
 
+/** Escape sequences a terminal program writes between the words (cursor moves, colours). */
+const CURSOR_MOVES = new RegExp(`${String.fromCharCode(27)}\\[[0-9;?]*[A-Za-z]`, 'g');
+
 const quote = (value: string) => `'${value.replaceAll("'", "'\\''")}'`;
 
 /**
@@ -95,7 +98,7 @@ export function ksadkOnTerminal(
     child.stdout.on('data', (chunk) => {
       output += chunk;
       // The question as the terminal shows it since the last answer, without cursor movements.
-      const shown = output.slice(answeredAt).replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
+      const shown = output.slice(answeredAt).replace(CURSOR_MOVES, '');
       if (answers.length > 0 && options.prompt?.test(shown)) {
         answeredAt = output.length;
         child.stdin.write(`${answers.shift()}\n`);
