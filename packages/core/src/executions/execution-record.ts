@@ -93,14 +93,15 @@ export const isRetryOf = (previous: ExecutionRecord, next: ExecutionRecord): boo
   previous.argsDigest === next.argsDigest;
 
 /**
- * A frozen copy of `record`, with another attempt number and its end applied when given: built
- * field by field (V8 freezes an object made by spreading slowly, and the in-memory store does
- * this on every call).
+ * A frozen copy of `record`, with another attempt number and its end applied when given, and
+ * without its `resultJson` when `withResult` is false: built field by field (V8 freezes an object
+ * made by spreading slowly, and the in-memory store does this on every call).
  */
 export function frozenRecord(
   record: ExecutionRecord,
   attempt: number = record.attempt,
   end?: ExecutionEnd,
+  withResult = true,
 ): ExecutionRecord {
   const copy: Mutable<ExecutionRecord> = {
     id: record.id,
@@ -124,6 +125,6 @@ export function frozenRecord(
   if (ended.endedAt !== undefined) copy.endedAt = ended.endedAt;
   if (ended.errorType !== undefined) copy.errorType = ended.errorType;
   if (ended.resultHandle !== undefined) copy.resultHandle = ended.resultHandle;
-  if (ended.resultJson !== undefined) copy.resultJson = ended.resultJson;
+  if (withResult && ended.resultJson !== undefined) copy.resultJson = ended.resultJson;
   return Object.freeze(copy);
 }

@@ -61,8 +61,9 @@ describe('the in-memory execution store keeps results within quota', () => {
 describe('the in-memory execution store gives back exactly the result it was given', () => {
   it('any string — ASCII, accents, emoji, a lone surrogate, NUL — from complete, get, findCall, list and a replayed begin', () => {
     const store = createInMemoryExecutionStore();
-    const texts = ['plain', 'ünï "quoted"', '😀 and 中文', 'lone \ud800 half', 'nul \u0000 byte'];
-    for (const text of texts) {
+    const short = ['plain', 'ünï "quoted"', '😀 and 中文', 'lone \ud800 half', 'nul \u0000 byte'];
+    // Results of 1,024 characters and more are kept as bytes: both ways are checked.
+    for (const text of [...short, ...short.map((item) => `${item} ${'x'.repeat(2_000)}`)]) {
       const record = executionRecord({ accountId: 'acme', sessionId: 's' });
       store.begin(record);
       // Not JSON.stringify's output: a store is given whatever string, and gives that string back.
@@ -93,5 +94,33 @@ describe('the in-memory execution store gives back exactly the result it was giv
     // 18 + 4 is over 20: the oldest result goes, its record stays.
     expect(store.get(first.id)).not.toHaveProperty('resultJson');
     expect(store.get(second.id)).toMatchObject({ resultJson: '"ab"' });
+  });
+});
+
+describe('large results, kept as bytes, count and go like small ones', () => {
+  it('the oldest go first within the quota; a dropped record frees its share', () => {
+    const store = createInMemoryExecutionStore({
+      quotas: { perAccount: 4, perSession: 4, resultCharsPerAccount: 5_000 },
+    });
+    const ids: string[] = [];
+    for (let index = 0; index < 7; index += 1) {
+      const record = executionRecord({ accountId: 'acme', sessionId: 's' });
+      store.begin(record);
+      store.complete(record.id, end(`result ${index} ${'x'.repeat(2_000)}`));
+      ids.push(record.id);
+    }
+    const kept = ids.map((id) => store.get(id)?.resultJson);
+    // Four records at most (the oldest ended ones dropped); of those, the newest two results fit.
+    expect(kept.map((json) => json === undefined)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+      false,
+      false,
+    ]);
+    expect(kept.at(-1)).toContain('result 6');
+    expect(JSON.parse(kept.at(-2)!)).toEqual({ ok: true, text: `result 5 ${'x'.repeat(2_000)}` });
   });
 });

@@ -38,9 +38,9 @@ interface AccountState {
 }
 
 /**
- * A stored record (without its result), the result it keeps, its insertion number (what listing
- * pages by), where it is indexed, and its neighbours in the store's (chain 0), the account's (1)
- * and the session's (2) order.
+ * A stored record, the result it keeps off the heap, its insertion number (what listing pages
+ * by), where it is indexed, and its neighbours in the store's (chain 0), the account's (1) and the
+ * session's (2) order.
  */
 class Entry implements Chained<Entry> {
   prev0: Entry | undefined;
@@ -49,8 +49,10 @@ class Entry implements Chained<Entry> {
   next1: Entry | undefined;
   prev2: Entry | undefined;
   next2: Entry | undefined;
-  /** The record's `resultJson`, encoded (see {@link keptJson}), while it is kept. */
-  result: KeptJson | undefined;
+  /** A large result kept as bytes (the record then holds no `resultJson`); see {@link KeptBytes}. */
+  bytes: KeptBytes | undefined;
+  /** Characters of the result kept (inline or as bytes), which the quotas count; 0 for none. */
+  resultChars = 0;
 
   constructor(
     public record: ExecutionRecord,
@@ -61,40 +63,34 @@ class Entry implements Chained<Entry> {
 }
 
 /**
- * A kept result: its JSON as bytes outside the JavaScript heap — thousands of results held for
- * minutes would otherwise be copied by young-generation collections until promoted, then swept as
- * old garbage when trimmed (a call with a call id and a 6 KB result: 28 → 20 µs in a loop, its
- * share of collection 11 → 2 µs) — and its length in characters, which the quotas count.
+ * From this many characters on, a kept result is held as bytes outside the JavaScript heap:
+ * thousands of results held for minutes would otherwise be copied by young-generation collections
+ * until promoted, then swept as old garbage when trimmed (a call with a call id and a 6 KB result:
+ * 28 → 20 µs in a loop, its share of collection 11 → 2 µs). Shorter ones stay in the record, where
+ * they cost less than a buffer.
  */
-interface KeptJson {
+const OFF_HEAP_CHARS = 1024;
+
+/** A large kept result: its JSON as UTF-8, or UTF-16 for a string UTF-8 cannot carry (a lone surrogate). */
+interface KeptBytes {
   readonly bytes: Buffer;
   readonly utf16: boolean;
-  readonly chars: number;
 }
 
-/** `json` as bytes: UTF-8, or UTF-16 for a string UTF-8 cannot carry (a lone surrogate). */
-function keptJson(json: string): KeptJson {
+function keptBytes(json: string): KeptBytes {
   // `isWellFormed` is ES2024 (Node 20): not in the ES2023 library this package compiles with.
   const utf16 = !(json as unknown as { isWellFormed(): boolean }).isWellFormed();
-  return { bytes: Buffer.from(json, utf16 ? 'utf16le' : 'utf8'), utf16, chars: json.length };
+  return { bytes: Buffer.from(json, utf16 ? 'utf16le' : 'utf8'), utf16 };
 }
 
 /** The record as the store gives it out: with the result it keeps, if any. */
 function recordOf(entry: Entry): ExecutionRecord {
-  const { result, record } = entry;
-  if (!result) return record;
+  const { bytes, record } = entry;
+  if (!bytes) return record;
   return Object.freeze({
     ...record,
-    resultJson: result.bytes.toString(result.utf16 ? 'utf16le' : 'utf8'),
+    resultJson: bytes.bytes.toString(bytes.utf16 ? 'utf16le' : 'utf8'),
   });
-}
-
-/** `value` without its inline result. */
-function withoutResult<T extends { readonly resultJson?: string }>({
-  resultJson: _,
-  ...rest
-}: T): Omit<T, 'resultJson'> {
-  return rest;
 }
 
 /**
@@ -124,17 +120,21 @@ export function createInMemoryExecutionStore(
   let resultChars = 0;
   /** Every record that still holds a result, oldest first. */
   const withResults = new Set<Entry>();
-  const holdResult = (entry: Entry, json: string): void => {
-    entry.result = keptJson(json);
-    entry.account.resultChars += json.length;
-    resultChars += json.length;
+  /** Counts the result `entry` now keeps (inline in its record, or as `bytes`). */
+  const holdResult = (entry: Entry, chars: number): void => {
+    entry.resultChars = chars;
+    entry.account.resultChars += chars;
+    resultChars += chars;
     entry.account.withResults.add(entry);
     withResults.add(entry);
   };
-  const releaseResult = (entry: Entry, result: KeptJson): void => {
-    entry.result = undefined;
-    entry.account.resultChars -= result.chars;
-    resultChars -= result.chars;
+  /** Forgets the result `entry` keeps; its record stays. */
+  const releaseResult = (entry: Entry): void => {
+    if (entry.bytes) entry.bytes = undefined;
+    else entry.record = frozenRecord(entry.record, entry.record.attempt, undefined, false);
+    entry.account.resultChars -= entry.resultChars;
+    resultChars -= entry.resultChars;
+    entry.resultChars = 0;
     entry.account.withResults.delete(entry);
     withResults.delete(entry);
   };
@@ -169,7 +169,7 @@ export function createInMemoryExecutionStore(
     session.order.remove(entry);
     if (record.callIdGiven && session.calls.get(record.callId) === entry)
       session.calls.delete(record.callId);
-    if (entry.result) releaseResult(entry, entry.result);
+    if (entry.bytes || record.resultJson !== undefined) releaseResult(entry);
     if (session.order.size === 0) account.sessions.delete(record.sessionId);
     if (account.order.size === 0) accounts.delete(record.accountId);
   };
@@ -227,7 +227,7 @@ export function createInMemoryExecutionStore(
     // Only records still holding a result are visited: trimming is not a scan of the store.
     for (const entry of account ? account.withResults : withResults) {
       if (!over()) return;
-      if (entry.result) releaseResult(entry, entry.result);
+      releaseResult(entry);
     }
   };
 
@@ -270,8 +270,9 @@ export function createInMemoryExecutionStore(
         throw executionQuotaExceeded(record);
       const stored = frozenRecord(record, attempt);
       const { resultJson } = stored;
+      const offHeap = resultJson !== undefined && resultJson.length >= OFF_HEAP_CHARS;
       const entry = new Entry(
-        resultJson === undefined ? stored : frozenRecord(withoutResult(record), attempt),
+        offHeap ? frozenRecord(record, attempt, undefined, false) : stored,
         nextSeq++,
         account,
         session,
@@ -279,7 +280,8 @@ export function createInMemoryExecutionStore(
       all.push(entry);
       account.order.push(entry);
       session.order.push(entry);
-      if (resultJson !== undefined) holdResult(entry, resultJson);
+      if (offHeap) entry.bytes = keptBytes(resultJson);
+      if (resultJson !== undefined) holdResult(entry, resultJson.length);
       byId.set(stored.id, entry);
       if (stored.callIdGiven) session.calls.set(stored.callId, entry);
       return { created: true, record: stored };
@@ -289,20 +291,18 @@ export function createInMemoryExecutionStore(
       const entry = byId.get(id);
       if (entry?.record.status !== 'started') return undefined;
       const { resultJson } = end;
-      const attempt = entry.record.attempt;
-      entry.record = frozenRecord(
-        entry.record,
-        attempt,
-        resultJson === undefined ? end : withoutResult(end),
-      );
-      if (resultJson === undefined) return entry.record;
+      const { attempt } = entry.record;
       // One over the account's whole result quota is not kept at all.
-      if (resultJson.length > quotas.resultCharsPerAccount) return entry.record;
-      holdResult(entry, resultJson);
+      const kept = resultJson !== undefined && resultJson.length <= quotas.resultCharsPerAccount;
+      const offHeap = kept && resultJson.length >= OFF_HEAP_CHARS;
+      entry.record = frozenRecord(entry.record, attempt, end, kept && !offHeap);
+      if (!kept) return entry.record;
+      if (offHeap) entry.bytes = keptBytes(resultJson);
+      holdResult(entry, resultJson.length);
       if (entry.account.resultChars > quotas.resultCharsPerAccount) trimResults(entry.account);
       if (resultChars > quotas.resultCharsTotal) trimResults(undefined);
       // The caller gets the result it passed in (nothing to decode), unless it was trimmed at once.
-      return entry.result ? frozenRecord(entry.record, attempt, end) : entry.record;
+      return entry.bytes ? frozenRecord(entry.record, attempt, end) : entry.record;
     },
 
     get(id) {
