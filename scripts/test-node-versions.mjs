@@ -33,7 +33,13 @@ const FOLDERS = [
 ];
 
 /** What runs on the last Node given only (the newest line; the main run covers the floor). */
-const LAST_NODE_FOLDERS = ['packages/core', 'packages/redis', 'packages/postgres', 'packages/console'];
+const LAST_NODE_FOLDERS = [
+  'packages/core',
+  'packages/redis',
+  'packages/postgres',
+  'packages/console',
+  'packages/cli',
+];
 
 const NEWEST_FOLDERS = ['packages/openai', 'packages/ai-sdk', 'packages/openai-agents'];
 

@@ -134,6 +134,22 @@ console.log('smoke check passed');
 `,
   },
   {
+    name: '@ksadk/cli',
+    // The installed `ksadk` command: its help, and the tools a loader gives, as OpenAI sees them.
+    smoke: `import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+const ksadk = path.resolve('node_modules/.bin/ksadk');
+if (!execFileSync(ksadk, ['--help'], { encoding: 'utf8' }).includes('ksadk tools'))
+  throw new Error('no --help');
+const report = JSON.parse(
+  execFileSync(ksadk, ['tools', '--framework', 'openai', '--json'], { encoding: 'utf8' }),
+);
+if (!report.tools.some((tool) => tool.name === 'read_workspace_file' && tool.schemas.openai.ok))
+  throw new Error(\`tools: \${JSON.stringify(report).slice(0, 300)}\`);
+console.log('smoke check passed');
+`,
+  },
+  {
     name: '@ksadk/redis',
     smoke: `import { createToolGateway } from '@ksadk/core';
 import { createRedisApprovalStore, createRedisMemoryBackend } from '@ksadk/redis';

@@ -49,7 +49,7 @@ describeWithStores('ksadk approvals on the shared stores', () => {
       timeout: 90_000,
     }, async () => {
       const url = store === 'redis' ? services.redisUrl : services.postgresUrl;
-      const { env, stores, gateway, acme, other, ask } = await instance(url);
+      const { stores, gateway, acme, other, ask } = await instance(url);
       try {
         const first = await ask(acme, { to: 'acme', amount: 120 }, 'c1');
         const second = await ask(acme, { to: 'acme', amount: 999 }, 'c2');

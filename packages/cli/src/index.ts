@@ -4,4 +4,5 @@
  *
  * @packageDocumentation
  */
-export { type KsadkIo, main } from './cli.js';
+export { main } from './cli.js';
+export type { KsadkIo } from './command-context.js';

@@ -6,7 +6,7 @@ import {
   sharedStoresFromEnv,
   type ToolGateway,
 } from '@ksadk/core';
-import type { CommandContext } from '../cli.js';
+import type { CommandContext } from '../command-context.js';
 import { describePrincipal, type PrincipalFlags, principalOf } from '../principal-flags.js';
 import { EXIT, type Terminal } from '../terminal.js';
 

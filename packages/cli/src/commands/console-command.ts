@@ -1,5 +1,5 @@
 import { serveKsadkConsoleFromEnv } from '@ksadk/console';
-import type { CommandContext } from '../cli.js';
+import type { CommandContext } from '../command-context.js';
 import { describePrincipal, type PrincipalFlags, principalOf } from '../principal-flags.js';
 import { EXIT } from '../terminal.js';
 

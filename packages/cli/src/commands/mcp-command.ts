@@ -6,7 +6,7 @@ import {
   type McpToolset,
   parseMcpServerConfigs,
 } from '@ksadk/core/mcp';
-import type { CommandContext } from '../cli.js';
+import type { CommandContext } from '../command-context.js';
 import { printToolReport, type ToolReport, targetsOf, toolReport } from '../schema-lines.js';
 import { EXIT } from '../terminal.js';
 

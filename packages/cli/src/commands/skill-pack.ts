@@ -6,7 +6,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { extractSkillArchive, validateSkill } from '@ksadk/core/skills';
 import yazl from 'yazl';
-import type { CommandContext } from '../cli.js';
+import type { CommandContext } from '../command-context.js';
 import { EXIT } from '../terminal.js';
 
 /** What a packed archive may hold: the limits a Skill Runtime applies when it unpacks one. */

@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { createSkillToolset, type SkillLibrary, validateSkill } from '@ksadk/core/skills';
-import type { CommandContext } from '../cli.js';
+import type { CommandContext } from '../command-context.js';
 import { EXIT } from '../terminal.js';
 
 /** One problem of a skill, as `validate` reports it. */

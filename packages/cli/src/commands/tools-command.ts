@@ -1,5 +1,5 @@
 import { loadAgentTools } from '@ksadk/core/catalog';
-import type { CommandContext } from '../cli.js';
+import type { CommandContext } from '../command-context.js';
 import { printToolReport, targetsOf, toolReport } from '../schema-lines.js';
 import { EXIT } from '../terminal.js';
 
