@@ -114,7 +114,8 @@ export async function runOpenAIExample(
   // The MCP servers, loaded here so the console can show them too.
   const mcp = await loadMcpToolsets(scenario.mcpServers);
   const { tools, gateway, assembly, close } = await loadOpenAITools({
-    gateway: createToolGateway({ approvalMode: 'risk' }),
+    // Records keep each call's arguments: the console's call pages show them.
+    gateway: createToolGateway({ approvalMode: 'risk', executions: { recordArguments: true } }),
     memory: { memory: scenario.memory },
     skills: await scenario.skills(),
     builtins: { include: withCode ? 'workspace,run_code' : 'workspace' },

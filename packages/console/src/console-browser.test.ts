@@ -219,6 +219,7 @@ describe('the console in a browser', () => {
       env: {},
       approvalMode: 'risk',
       budget: { persistDir: base.budget.persistDir },
+      executions: { recordArguments: true },
       credentials: { store: createInMemoryCredentialStore(), key: 'k'.repeat(32) },
     });
     const tracker = defineTool({
@@ -274,6 +275,10 @@ describe('the console in a browser', () => {
       const chart = page.locator('[data-testid=call-row]', { hasText: 'draw_chart' });
       await chart.click();
       await page.locator('[data-testid=output-image]').waitFor();
+      // The arguments the model sent (the gateway records them here).
+      await expect(page.locator('[data-testid=call-detail]').textContent()).resolves.toContain(
+        '"title": "Rain in Oslo"',
+      );
       expect(
         await page
           .locator('[data-testid=output-image]')

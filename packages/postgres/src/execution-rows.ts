@@ -27,6 +27,8 @@ export interface ExecutionRow {
   readonly result_handle: string | null;
   readonly result_json: string | null;
   readonly expires_at: string | number;
+  /** Absent before migration 7 ran in a copy of the row read earlier. */
+  readonly arguments_json?: string | null;
 }
 
 /** The keys a record is found by: its own, its call's (account, session, call id), its scopes'. */
@@ -91,6 +93,9 @@ export function executionOfRow(row: ExecutionRow): ExecutionRecord {
     ...(row.error_type !== null ? { errorType: row.error_type } : {}),
     ...(row.result_handle !== null ? { resultHandle: row.result_handle } : {}),
     ...(row.result_json !== null ? { resultJson: row.result_json } : {}),
+    ...(row.arguments_json !== null && row.arguments_json !== undefined
+      ? { argumentsJson: row.arguments_json }
+      : {}),
     expiresAt: Number(row.expires_at),
   };
 }

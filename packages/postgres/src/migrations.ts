@@ -374,6 +374,13 @@ const MIGRATIONS: readonly Migration[] = [
         RETURN jsonb_build_object('outcome', 'created', 'attempt', next_attempt);
       END $fn$;`,
   },
+  {
+    version: 7,
+    name: 'execution arguments',
+    // The arguments a gateway records when asked (`executions.recordArguments`): written by the
+    // store right after `ksadk_execution_begin` created the row, so that function stays as it is.
+    sql: (s) => `ALTER TABLE ${s}.ksadk_executions ADD COLUMN arguments_json text;`,
+  },
 ];
 
 /** The newest migration version this package ships. */

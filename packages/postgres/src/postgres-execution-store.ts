@@ -165,6 +165,11 @@ export function createPostgresExecutionStore(
         if (begun.outcome === 'full') throw executionQuotaExceeded(record);
         if (begun.outcome === 'existing')
           return { created: false, existing: executionOfRow(begun.row) };
+        if (record.argumentsJson !== undefined)
+          await pool.query(`UPDATE ${table} SET arguments_json = $2 WHERE id = $1`, [
+            idKeyOf(record.id),
+            record.argumentsJson,
+          ]);
         return { created: true, record: { ...record, attempt: begun.attempt } };
       }),
     complete: (id, end) =>

@@ -23,6 +23,10 @@ interface Call {
   argsDigest: string;
   resultHandle?: string;
   result?: Record<string, unknown>;
+  /** The arguments the model sent, when the gateway records them. */
+  arguments?: Record<string, unknown>;
+  /** The first characters of their JSON, when they were too large to keep. */
+  argumentsPreview?: string;
 }
 
 interface Trail {
@@ -202,6 +206,20 @@ function callPage(
       fact('Digest', h('code', null, call.argsDigest)),
     ),
   ];
+  if (call.arguments) parts.push(h('h3', null, 'Arguments'), jsonBlock(call.arguments));
+  else if (call.argumentsPreview !== undefined)
+    parts.push(
+      h('h3', null, 'Arguments (the first characters)'),
+      h('pre', { class: 'json', 'data-testid': 'arguments-preview' }, call.argumentsPreview),
+    );
+  else if (!approval)
+    parts.push(
+      h(
+        'p',
+        { class: 'muted', 'data-testid': 'arguments-not-recorded' },
+        'Arguments not recorded: the gateway keeps them with executions: { recordArguments: true }.',
+      ),
+    );
   if (approval || trail.length > 0) {
     parts.push(h('h3', null, 'Approval'));
     if (approval) {
@@ -215,7 +233,7 @@ function callPage(
           approval['decided_by'] ? ` decided by ${String(approval['decided_by'])}` : '',
         ),
       );
-      if (approval['arguments'] !== undefined) {
+      if (approval['arguments'] !== undefined && !call.arguments) {
         parts.push(
           h('h3', null, 'Arguments'),
           jsonBlock(approval['edited_arguments'] ?? approval['arguments']),

@@ -53,9 +53,18 @@ export interface ExecutionRecord {
   readonly resultHandle?: string;
   /** The result itself, as JSON: kept only by the in-memory store, or when the host opts in. */
   readonly resultJson?: string;
+  /**
+   * The validated arguments the model sent, as JSON, secrets redacted — when the gateway records
+   * them (`executions: { recordArguments: true }`). Larger arguments are kept as a JSON string
+   * holding their first characters (see {@link MAX_RECORDED_ARGUMENTS_CHARS}).
+   */
+  readonly argumentsJson?: string;
   /** Epoch milliseconds after which the store may drop the record. */
   readonly expiresAt: number;
 }
+
+/** Characters of arguments a record keeps; past them, a preview of their JSON. */
+export const MAX_RECORDED_ARGUMENTS_CHARS = 16 * 1024;
 
 /** What ending a call writes. */
 export interface ExecutionEnd {
@@ -72,14 +81,14 @@ export function outcomeOfRecord(record: ExecutionRecord, now: number): Execution
   return record.deadlineAt > now ? 'running' : 'unknown';
 }
 
-/** A record as listings and `onExecution` show it: without its result, with its outcome now. */
-export type ExecutionSummary = Omit<ExecutionRecord, 'resultJson'> & {
+/** A record as listings and `onExecution` show it: without its result or arguments, with its outcome now. */
+export type ExecutionSummary = Omit<ExecutionRecord, 'resultJson' | 'argumentsJson'> & {
   readonly outcome: ExecutionOutcome;
 };
 
 /** The record as hosts see it at `now`: its outcome, and no result inline. */
 export function summaryOfRecord(record: ExecutionRecord, now: number): ExecutionSummary {
-  const { resultJson: _, ...rest } = record;
+  const { resultJson: _result, argumentsJson: _arguments, ...rest } = record;
   return { ...rest, outcome: outcomeOfRecord(record, now) };
 }
 
@@ -121,6 +130,7 @@ export function frozenRecord(
   if (record.invocationId !== undefined) copy.invocationId = record.invocationId;
   if (record.approvalId !== undefined) copy.approvalId = record.approvalId;
   if (record.standingGrantId !== undefined) copy.standingGrantId = record.standingGrantId;
+  if (record.argumentsJson !== undefined) copy.argumentsJson = record.argumentsJson;
   const ended = end ?? record;
   if (ended.endedAt !== undefined) copy.endedAt = ended.endedAt;
   if (ended.errorType !== undefined) copy.errorType = ended.errorType;

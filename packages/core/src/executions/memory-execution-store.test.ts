@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { executionRecord } from '../testing/store-conformance/execution-check-kit.js';
+import type { ExecutionRecord } from './execution-record.js';
 import { createInMemoryExecutionStore } from './memory-execution-store.js';
 
 const end = (text: string) => ({
@@ -109,7 +110,7 @@ describe('large results, kept as bytes, count and go like small ones', () => {
       store.complete(record.id, end(`result ${index} ${'x'.repeat(2_000)}`));
       ids.push(record.id);
     }
-    const kept = ids.map((id) => store.get(id)?.resultJson);
+    const kept = ids.map((id) => (store.get(id) as ExecutionRecord | undefined)?.resultJson);
     // Four records at most (the oldest ended ones dropped); of those, the newest two results fit.
     expect(kept.map((json) => json === undefined)).toEqual([
       true,

@@ -8,6 +8,7 @@ import {
   type ExecutionRecord,
   type ExecutionStatus,
   type ExecutionSummary,
+  MAX_RECORDED_ARGUMENTS_CHARS,
   outcomeOfRecord,
   summaryOfRecord,
 } from '../executions/execution-record.js';
@@ -15,6 +16,7 @@ import type { Awaitable, ExecutionBegin, ExecutionStore } from '../executions/ex
 import type { Tool } from '../tool/tool.js';
 import { canonicalDigest } from '../util/canonical-json.js';
 import type { Mutable } from '../util/mutable.js';
+import { redactDeep } from '../util/redact.js';
 import { echoValue } from '../util/sanitize-message.js';
 import { isThenable } from '../util/thenable.js';
 import type { GrantedCall } from './approval/gate.js';
@@ -28,6 +30,8 @@ export interface ExecutionSettings {
   readonly results: 'inline' | 'files';
   /** How long records are kept (epoch ms from their start). */
   readonly retentionMs: number;
+  /** Whether records keep the (redacted) arguments. */
+  readonly recordArguments: boolean;
   readonly onExecution: ((record: ExecutionSummary) => unknown) | undefined;
 }
 
@@ -224,6 +228,7 @@ export function createExecutionRecorder(
       expiresAt: Math.max(now + settings.retentionMs, deadlineAt + DEADLINE_MARGIN_MS),
     };
     if (context.invocationId !== undefined) record.invocationId = context.invocationId;
+    if (settings.recordArguments) record.argumentsJson = recordedArguments(call.args);
     if (grant?.how === 'standing_grant') record.standingGrantId = grant.approvalId;
     else if (grant && grant.how !== 'policy') record.approvalId = grant.approvalId;
     return record;
@@ -406,6 +411,17 @@ export function createExecutionRecorder(
       return answer !== 'again' && 'answer' in answer ? answer.answer : undefined;
     },
   };
+}
+
+/**
+ * The arguments as a record keeps them: their JSON with secrets redacted, or — past
+ * {@link MAX_RECORDED_ARGUMENTS_CHARS} — a JSON string of its first characters.
+ */
+function recordedArguments(args: Record<string, unknown>): string {
+  const json = JSON.stringify(redactDeep(args));
+  return json.length <= MAX_RECORDED_ARGUMENTS_CHARS
+    ? json
+    : JSON.stringify(`${json.slice(0, MAX_RECORDED_ARGUMENTS_CHARS)}…`);
 }
 
 /** The account, session and call id a record is found by. */

@@ -234,6 +234,32 @@ describe('execution records', () => {
     ).rejects.toMatchObject({ code: 'invalid_arguments' });
   });
 
+  it('records keep the arguments only when asked (recordArguments): redacted, large ones as a preview, never in listings', async () => {
+    const runs: unknown[] = [];
+    registerSecret('sk-live-recorded-4242');
+    const plain = createToolGateway({ env, approvalMode: 'full' });
+    const recording = createToolGateway({ env, approvalMode: 'full', executions: { recordArguments: true } });
+    for (const gateway of [plain, recording]) {
+      await as(alice, () => gateway.invoke(noteTool(runs), { text: 'key sk-live-recorded-4242 here' }, { callId: 'c1' }));
+      await as(alice, () => gateway.invoke(noteTool(runs), { text: 'y'.repeat(40_000) }, { callId: 'c2' }));
+    }
+    const detail = async (gateway: typeof plain, callId: string) => {
+      const { items } = await as(alice, () => gateway.executions());
+      expect(JSON.stringify(items)).not.toMatch(/arguments|argumentsJson|yyyy/);
+      return as(alice, () => gateway.execution(items.find((item) => item.callId === callId)!.id));
+    };
+    expect(await detail(plain, 'c1')).not.toHaveProperty('arguments');
+    const kept = await detail(recording, 'c1');
+    expect(kept?.arguments).toEqual({ text: 'key [REDACTED] here' });
+    const large = await detail(recording, 'c2');
+    expect(large).not.toHaveProperty('arguments');
+    expect(large?.argumentsPreview).toMatch(/^\{"text":"y+…$/);
+    expect(large!.argumentsPreview!.length).toBeLessThanOrEqual(16 * 1024 + 1);
+    expect(() => createToolGateway({ env, executions: { recordArguments: 'yes' as never } })).toThrowError(
+      /recordArguments must be true or false/,
+    );
+  });
+
   it('calls without a call id are recorded and make room like any other, beside named ones', async () => {
     const runs: unknown[] = [];
     const store = createInMemoryExecutionStore({ quotas: { perSession: 10 } });

@@ -100,5 +100,26 @@ export async function getExecution(
     ...(record.userId ? { userId: record.userId } : {}),
     ...(record.sessionId ? { sessionId: record.sessionId } : {}),
   });
-  return { ...summaryOfRecord(record, Date.now()), ...(result ? { result } : {}) };
+  return {
+    ...summaryOfRecord(record, Date.now()),
+    ...argumentsOf(record.argumentsJson),
+    ...(result ? { result } : {}),
+  };
+}
+
+/** The recorded arguments: the object, or the preview a record keeps of large ones. */
+function argumentsOf(json: string | undefined): {
+  arguments?: Record<string, unknown>;
+  argumentsPreview?: string;
+} {
+  if (json === undefined) return {};
+  try {
+    const value: unknown = JSON.parse(json);
+    if (typeof value === 'string') return { argumentsPreview: value };
+    if (typeof value === 'object' && value !== null && !Array.isArray(value))
+      return { arguments: value as Record<string, unknown> };
+  } catch {
+    // A record written by something else: no arguments shown.
+  }
+  return {};
 }

@@ -16,7 +16,7 @@ function executionSettingsOf(options: ToolGatewayOptions): ExecutionSettings {
   const given = options.executions ?? {};
   checkOptions(
     given,
-    { store: true, results: true, retentionMs: true },
+    { store: true, results: true, retentionMs: true, recordArguments: true },
     'createToolGateway({ executions })',
   );
   const store = given.store ?? createInMemoryExecutionStore();
@@ -26,7 +26,15 @@ function executionSettingsOf(options: ToolGatewayOptions): ExecutionSettings {
   const retentionMs = given.retentionMs ?? DEFAULT_EXECUTION_RETENTION_MS;
   if (!(retentionMs >= 1000))
     throw new KsadkError('invalid_config', 'executions.retentionMs must be at least 1000.');
-  return { store, results, retentionMs, onExecution: options.hooks?.onExecution };
+  if (given.recordArguments !== undefined && typeof given.recordArguments !== 'boolean')
+    throw new KsadkError('invalid_config', 'executions.recordArguments must be true or false.');
+  return {
+    store,
+    results,
+    retentionMs,
+    recordArguments: given.recordArguments === true,
+    onExecution: options.hooks?.onExecution,
+  };
 }
 
 const GATEWAY_OPTIONS = {

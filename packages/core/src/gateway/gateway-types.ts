@@ -183,6 +183,13 @@ export interface GatewayExecutionOptions {
   results?: 'inline' | 'files';
   /** How long a record is kept, from its start. @default 86400000 (24 hours) */
   retentionMs?: number;
+  /**
+   * Whether each record keeps the validated arguments the model sent (secrets redacted, up to
+   * 16 KiB of JSON, a preview past that) — for a console's or an operator's "what did this call
+   * do". Off by default: records then hold only the arguments' digest.
+   * @default false
+   */
+  recordArguments?: boolean;
 }
 
 /** What {@link ToolGateway.executions} lists. */
@@ -197,6 +204,10 @@ export interface ExecutionListOptions extends ApprovalListOptions {
 
 /** One call as {@link ToolGateway.execution} shows it: its record, and the result it kept. */
 export interface ExecutionDetail extends ExecutionSummary {
+  /** The validated arguments the model sent, when the gateway records them (`recordArguments`). */
+  readonly arguments?: Record<string, unknown>;
+  /** The first characters of their JSON, when they were too large to keep whole. */
+  readonly argumentsPreview?: string;
   /**
    * What the call returned, when its record kept it: calls with a framework call id keep their
    * result (inline, or in the result store of their account and session) for replays.

@@ -21,6 +21,7 @@ export function executionRecordChecks(check: ExecutionCheck, concurrency: number
         invocationId: 'inv_1',
         approvalId: 'appr_0123',
         standingGrantId: 'sgr_0123',
+        argumentsJson: JSON.stringify({ path: 'notes/ü.md', text: 'a "quoted" \\ line\n' }),
       });
       const bare = executionRecord({ userId: '', sessionId: '', callIdGiven: false });
       for (const record of [full, bare]) {
@@ -34,7 +35,7 @@ export function executionRecordChecks(check: ExecutionCheck, concurrency: number
     }),
 
     check('complete ends a started record once, with its result', {}, async (store, c) => {
-      const record = await begun(store, executionRecord());
+      const record = await begun(store, executionRecord({ argumentsJson: '{"text":"kept"}' }));
       const end = {
         status: 'succeeded' as const,
         endedAt: Date.now(),
