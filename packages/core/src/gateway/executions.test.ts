@@ -238,10 +238,22 @@ describe('execution records', () => {
     const runs: unknown[] = [];
     registerSecret('sk-live-recorded-4242');
     const plain = createToolGateway({ env, approvalMode: 'full' });
-    const recording = createToolGateway({ env, approvalMode: 'full', executions: { recordArguments: true } });
+    const recording = createToolGateway({
+      env,
+      approvalMode: 'full',
+      executions: { recordArguments: true },
+    });
     for (const gateway of [plain, recording]) {
-      await as(alice, () => gateway.invoke(noteTool(runs), { text: 'key sk-live-recorded-4242 here' }, { callId: 'c1' }));
-      await as(alice, () => gateway.invoke(noteTool(runs), { text: 'y'.repeat(40_000) }, { callId: 'c2' }));
+      await as(alice, () =>
+        gateway.invoke(
+          noteTool(runs),
+          { text: 'key sk-live-recorded-4242 here' },
+          { callId: 'c1' },
+        ),
+      );
+      await as(alice, () =>
+        gateway.invoke(noteTool(runs), { text: 'y'.repeat(40_000) }, { callId: 'c2' }),
+      );
     }
     const detail = async (gateway: typeof plain, callId: string) => {
       const { items } = await as(alice, () => gateway.executions());
@@ -255,9 +267,9 @@ describe('execution records', () => {
     expect(large).not.toHaveProperty('arguments');
     expect(large?.argumentsPreview).toMatch(/^\{"text":"y+…$/);
     expect(large!.argumentsPreview!.length).toBeLessThanOrEqual(16 * 1024 + 1);
-    expect(() => createToolGateway({ env, executions: { recordArguments: 'yes' as never } })).toThrowError(
-      /recordArguments must be true or false/,
-    );
+    expect(() =>
+      createToolGateway({ env, executions: { recordArguments: 'yes' as never } }),
+    ).toThrowError(/recordArguments must be true or false/);
   });
 
   it('calls without a call id are recorded and make room like any other, beside named ones', async () => {
