@@ -1,6 +1,7 @@
 import {
   KsadkError,
   type Tool as KsadkTool,
+  type ToolCallOptions,
   type ToolGateway,
   type ToolProgressEvent,
 } from '@ksadk/core';
@@ -29,6 +30,16 @@ export type OpenAIAgentsTool = FunctionTool<any, any, OpenAIAgentsToolOutput>;
 /** What the SDK tells a tool's `execute` about the call (its `ToolCallDetails`). */
 type CallDetails = Parameters<OpenAIAgentsTool['invoke']>[2];
 
+/** The options of a call, filled in only with what the SDK gave (no spread per call). */
+type CallOptions = {
+  callId?: string;
+  signal?: AbortSignal;
+  onProgress?: ToolCallOptions['onProgress'];
+};
+
+/** `needsApproval`'s answer for a call of a tool the gateway does not stop in this mode: one promise for all. */
+const NOT_ASKED: Promise<boolean> = Promise.resolve(false);
+
 /** One KsADK tool as an SDK function tool: every call through the gateway, approvals bound to it. */
 function agentsTool(target: KsadkTool, options: OpenAIAgentsToolsOptions): OpenAIAgentsTool {
   const { gateway, onProgress } = options;
@@ -36,6 +47,8 @@ function agentsTool(target: KsadkTool, options: OpenAIAgentsToolsOptions): OpenA
   const entry: Registered = { target, gateway, strict };
   // A tool the gateway never stops, by its own static check (a policy decided per call counts as
   // one that may stop), has no request to make or honour: its calls go straight to `invoke`.
+  // `needsApproval` stays a function even for a tool no mode stops: for a call whose arguments it
+  // cannot read, the SDK then pauses (a static `false` would hand the model a parse error).
   const mayAsk = () => gateway.requiresApproval(target);
   const made: OpenAIAgentsTool = tool({
     name: target.name,
@@ -46,51 +59,53 @@ function agentsTool(target: KsadkTool, options: OpenAIAgentsToolsOptions): OpenA
     // call. A new call's request is made here, bound to the SDK's call id and the exact arguments.
     // Once the SDK holds a decision on the call (newer SDKs ask again on resume), a request made now
     // is one no human saw, so it only looks: an approval never reaches arguments edited after it.
-    needsApproval: async (context: RunContext, input: unknown, callId?: string) => {
-      if (!mayAsk()) return false;
-      try {
-        const decided = callId ? sdkDecisionOf(context, made.name, callId) : undefined;
-        const asked = await gateway.pendingApproval(target, argumentsFor(entry, input), {
-          ...(callId ? { callId } : {}),
-          ...(decided ? { create: false } : {}),
-        });
-        return asked !== undefined;
-      } catch {
-        // `execute` asks the gateway again, and the gateway never runs an unapproved call.
-        return false;
-      }
-    },
+    needsApproval: (context: RunContext, input: unknown, callId?: string) =>
+      mayAsk() ? askGateway(context, input, callId) : NOT_ASKED,
     execute: async (input: unknown, context?: RunContext, details?: CallDetails) => {
       const callId = details?.toolCall?.callId;
       try {
         const args = argumentsFor(entry, input);
+        const options: CallOptions = {};
+        if (callId) options.callId = callId;
+        if (details?.signal) options.signal = details.signal;
+        if (onProgress && callId)
+          options.onProgress = (event: ToolProgressEvent) => onProgress(event, callId);
         // The SDK's approval (`state.approve(item)`; with `alwaysApprove`, a standing grant) counts
         // only for the request the gateway made for this call id and these exact arguments.
-        const asked =
-          callId && context && mayAsk()
-            ? await gateway.pendingApproval(target, args, { callId, create: false })
-            : undefined;
-        const decided =
-          asked && callId && context ? sdkDecisionOf(context, made.name, callId) : undefined;
+        if (!(callId && context && mayAsk()))
+          return modelOutputOf(await gateway.invoke(target, args, options));
+        const asked = await gateway.pendingApproval(target, args, { callId, create: false });
+        const decided = asked ? sdkDecisionOf(context, made.name, callId) : undefined;
         const decision = decided?.approved
           ? decided.always
             ? { type: 'approve', always: 'session' }
             : 'approve'
           : undefined;
-        const result = await invokeDecidedCall(gateway, target, args, {
-          decision,
-          ...(callId ? { callId } : {}),
-          ...(details?.signal ? { signal: details.signal } : {}),
-          ...(onProgress && callId
-            ? { onProgress: (event: ToolProgressEvent) => onProgress(event, callId) }
-            : {}),
-        });
-        return modelOutputOf(result);
+        return modelOutputOf(
+          await invokeDecidedCall(gateway, target, args, { ...options, decision }),
+        );
       } catch (error) {
         return modelOutputOf(failedResult(error));
       }
     },
   });
+  async function askGateway(
+    context: RunContext,
+    input: unknown,
+    callId: string | undefined,
+  ): Promise<boolean> {
+    try {
+      const decided = callId ? sdkDecisionOf(context, made.name, callId) : undefined;
+      const asked = await gateway.pendingApproval(target, argumentsFor(entry, input), {
+        ...(callId ? { callId } : {}),
+        ...(decided ? { create: false } : {}),
+      });
+      return asked !== undefined;
+    } catch {
+      // `execute` asks the gateway again, and the gateway never runs an unapproved call.
+      return false;
+    }
+  }
   return register(made, entry);
 }
 

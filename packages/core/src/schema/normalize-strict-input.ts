@@ -101,5 +101,22 @@ function normalize(schemaNode: unknown, value: unknown, root: JsonSchema, depth:
  * ```
  */
 export function normalizeStrictInput<T>(originalSchema: JsonSchema, value: T): T {
+  // Most calls send no null at all: nothing to undo, and no copy to make.
+  if (!holdsNull(value, 0)) return value;
   return normalize(originalSchema, value, originalSchema, 0) as T;
+}
+
+/** Whether a `null` occurs in `value` within the depth {@link normalize} walks. */
+function holdsNull(value: unknown, depth: number): boolean {
+  if (value === null) return true;
+  if (typeof value !== 'object' || depth > MAX_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (const item of value) if (holdsNull(item, depth + 1)) return true;
+    return false;
+  }
+  for (const key in value) {
+    if (Object.hasOwn(value, key) && holdsNull((value as Record<string, unknown>)[key], depth + 1))
+      return true;
+  }
+  return false;
 }
