@@ -128,10 +128,11 @@ export function createInMemoryExecutionStore(
     entry.account.withResults.add(entry);
     withResults.add(entry);
   };
-  /** Forgets the result `entry` keeps; its record stays. */
-  const releaseResult = (entry: Entry): void => {
+  /** Forgets the result `entry` keeps; its record stays (unless it is being dropped anyway). */
+  const releaseResult = (entry: Entry, dropped = false): void => {
     if (entry.bytes) entry.bytes = undefined;
-    else entry.record = frozenRecord(entry.record, entry.record.attempt, undefined, false);
+    else if (!dropped)
+      entry.record = frozenRecord(entry.record, entry.record.attempt, undefined, false);
     entry.account.resultChars -= entry.resultChars;
     resultChars -= entry.resultChars;
     entry.resultChars = 0;
@@ -169,7 +170,7 @@ export function createInMemoryExecutionStore(
     session.order.remove(entry);
     if (record.callIdGiven && session.calls.get(record.callId) === entry)
       session.calls.delete(record.callId);
-    if (entry.bytes || record.resultJson !== undefined) releaseResult(entry);
+    if (entry.bytes || record.resultJson !== undefined) releaseResult(entry, true);
     if (session.order.size === 0) account.sessions.delete(record.sessionId);
     if (account.order.size === 0) accounts.delete(record.accountId);
   };
