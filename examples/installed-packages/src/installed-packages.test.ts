@@ -88,6 +88,8 @@ describe.each(Object.entries(versionSets))(
         'ai-sdk',
         'anthropic',
         'openai-agents',
+        // The OpenAI example serves the console with --console.
+        'console',
       ]) {
         execFileSync('pnpm', ['pack', '--pack-destination', packs], {
           cwd: path.join(repo, 'packages', name),
@@ -166,6 +168,8 @@ describe.each(Object.entries(versionSets))(
         'langgraph',
         'openai',
         'openai-agents',
+        // The OpenAI example serves the console with --console.
+        'console',
       ]) {
         expect(() =>
           readdirSync(path.join(app, 'node_modules', '@ksadk', adapter, 'node_modules', '@ksadk')),

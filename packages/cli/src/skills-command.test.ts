@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { startSkillServiceTestServer } from '@ksadk/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ksadk } from './test-fixtures/run-ksadk.js';
 
@@ -116,6 +117,55 @@ describe('ksadk skills', () => {
     const none = await ksadk(['skills', 'list'], { cwd: path.join(skills, 'report') });
     expect(none.code).toBe(1);
     expect(none.stderr).toContain('No skills: none in the local skills folder');
+  });
+
+  it('list and show reach the configured skill spaces: a remote skill downloaded, verified by its sha256', {
+    timeout: 60_000,
+  }, async () => {
+    const service = await startSkillServiceTestServer({
+      spaces: [
+        {
+          id: 'team',
+          name: 'Team skills',
+          skills: [
+            {
+              name: 'weekly-digest',
+              description: 'Summarise the week for the team.',
+              files: {
+                'SKILL.md':
+                  '---\nname: weekly-digest\ndescription: Summarise the week for the team.\n---\nCollect, then summarise.\n',
+              },
+            },
+          ],
+        },
+      ],
+    });
+    try {
+      const env = {
+        KSADK_SKILL_SERVICE_URL: service.url,
+        KSADK_SKILL_SPACE_IDS: 'team',
+        KSADK_SKILL_CACHE_DIR: path.join(dir, 'cache'),
+      };
+      const list = await ksadk(['skills', 'list', '--dir', skills, '--json'], { env });
+      const listed = JSON.parse(list.stdout) as {
+        skills: { name: string; source: string; space: string }[];
+      };
+      expect(listed.skills).toContainEqual(
+        expect.objectContaining({ name: 'weekly-digest', source: 'remote', space: 'team' }),
+      );
+      const show = await ksadk(['skills', 'show', 'weekly-digest', '--dir', skills, '--json'], {
+        env,
+      });
+      expect(show.code).toBe(0);
+      expect(JSON.parse(show.stdout)).toMatchObject({
+        name: 'weekly-digest',
+        source: 'remote',
+        verified: true,
+      });
+      expect(service.downloads).toHaveLength(1);
+    } finally {
+      await service.close();
+    }
   });
 
   it('pack: a verified archive Info-ZIP can read, the same bytes every time, its sha256; symlinks and invalid skills refused', {

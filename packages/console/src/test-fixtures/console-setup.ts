@@ -25,6 +25,27 @@ export const writeNote = defineTool({
   execute: ({ path: where, text }) => ({ ok: true, path: where, chars: text.length }),
 });
 
+/** A 44-byte WAV header with no samples: a valid, silent sound. */
+export const WAV = Buffer.concat([
+  Buffer.from('RIFF'),
+  Buffer.from([36, 0, 0, 0]),
+  Buffer.from('WAVEfmt '),
+  Buffer.from([16, 0, 0, 0, 1, 0, 1, 0, 0x40, 0x1f, 0, 0, 0x80, 0x3e, 0, 0, 2, 0, 16, 0]),
+  Buffer.from('data'),
+  Buffer.from([0, 0, 0, 0]),
+]).toString('base64');
+
+export const speak = defineTool({
+  name: 'speak',
+  description: 'Says something out loud.',
+  input: z.object({ text: z.string() }),
+  execute: ({ text }) => ({
+    ok: true,
+    text,
+    media: [{ type: 'audio', mime_type: 'audio/wav', data: WAV }],
+  }),
+});
+
 export const drawChart = defineTool({
   name: 'draw_chart',
   description: 'Draws a chart.',
