@@ -156,6 +156,7 @@ describe.each(Object.entries(versionSets))(
         'adk',
         'ai-sdk',
         'anthropic',
+        'console',
         'core',
         'langgraph',
         'openai',
