@@ -348,19 +348,21 @@ describe('resources/read of tool-results:// handles', () => {
     // Plant a symlink to a file outside in Alice's own folder: O_NOFOLLOW must refuse it.
     const outside = path.join(persistDir, 'outside.txt');
     await writeFile(outside, 'outside-secret');
-    const accounts = await readdir(persistDir);
+    // Saved outputs live in `<account>/<user>/<session>` folders: find the one holding it.
+    const folders = async (dir: string, depth: number): Promise<string[]> => {
+      if (depth === 0) return [dir];
+      const names = await readdir(dir).catch(() => [] as string[]);
+      return (
+        await Promise.all(names.map((entry) => folders(path.join(dir, entry), depth - 1)))
+      ).flat();
+    };
     let planted = false;
-    for (const account of accounts) {
-      const sessions = await readdir(path.join(persistDir, account)).catch(() => [] as string[]);
-      for (const session of sessions) {
-        const files = await readdir(path.join(persistDir, account, session)).catch(
-          () => [] as string[],
-        );
-        if (files.includes(name)) {
-          await symlink(outside, path.join(persistDir, account, session, 'planted.txt'));
-          await symlink('/etc/passwd', path.join(persistDir, account, session, 'passwd.txt'));
-          planted = true;
-        }
+    for (const folder of await folders(persistDir, 3)) {
+      const files = await readdir(folder).catch(() => [] as string[]);
+      if (files.includes(name)) {
+        await symlink(outside, path.join(folder, 'planted.txt'));
+        await symlink('/etc/passwd', path.join(folder, 'passwd.txt'));
+        planted = true;
       }
     }
     expect(planted).toBe(true);

@@ -125,7 +125,7 @@ describe('budgetToolOutput', () => {
     });
     const context = { accountId: 'acme', sessionId: 's-1' };
     const file = await fileOf(budget, out.persisted!.path, context);
-    expect(file).toBe(path.join(root, 'tool-results', 'acme', 's-1', 'call_123.stdout.txt'));
+    expect(file).toBe(path.join(root, 'tool-results', 'acme', '_', 's-1', 'call_123.stdout.txt'));
     expect(await readFile(file, 'utf8')).toBe(text);
   });
 

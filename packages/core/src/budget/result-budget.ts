@@ -23,9 +23,9 @@ export interface ResultBudgetOptions {
   /** Above this length the full value is written to a file. @default maxChars */
   persistThresholdChars?: number;
   /**
-   * Root directory for persisted outputs; files go to `<root>/<account>/<session>/` (folders
+   * Root directory for persisted outputs; files go to `<root>/<account>/<user>/<session>/` (folders
    * `0700`, files `0600`). Keep it outside every workspace: the model reads its outputs back
-   * only through `tool-results://` handles, checked against its own account and session.
+   * only through `tool-results://` handles, checked against its own account, user and session.
    * @default `KSADK_TOOL_RESULT_DIR`, else `<session dir>/tool-results`
    */
   persistDir?: string;
@@ -168,7 +168,7 @@ export function narrowBudget(
 export interface PersistedOutput {
   /**
    * A `tool-results://<name>` handle, never a host path. `read_workspace_file` reads it back for
-   * the same account and session (and only for them).
+   * the same account, user and session (and only for them).
    */
   readonly path: string;
   readonly mime_type: 'text/plain' | 'application/json';
@@ -260,7 +260,7 @@ function persistErrorMessage(error: unknown): string {
 /**
  * Budgets one value: strings stay text, anything else becomes pretty JSON. Short values come
  * back whole; long ones come back as a preview, with the full text written to a file in the
- * caller's own account and session folder and a `tool-results://` handle to it.
+ * caller's own account, user and session folder and a `tool-results://` handle to it.
  *
  * @example
  * ```ts

@@ -302,7 +302,9 @@ describe('media in tool results', () => {
     try {
       const accountDir = path.join(dir, 'acme');
       await rm(accountDir, { recursive: true, force: true });
-      await import('node:fs/promises').then((fs) => fs.mkdir(accountDir, { mode: 0o700 }));
+      await import('node:fs/promises').then((fs) =>
+        fs.mkdir(path.dirname(sessionResultDir(dir, acme)), { recursive: true, mode: 0o700 }),
+      );
       await symlink(outside, sessionResultDir(dir, acme));
       const data = randomBytes(64).toString('base64');
       const result = await invoke([{ type: 'image', mime_type: 'image/png', data }]);

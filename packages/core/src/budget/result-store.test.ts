@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { budgetToolOutput, resolveResultBudget } from './result-budget.js';
-import { resolveResultHandle, sessionResultDir } from './result-store.js';
+import { readPersistedOutput, resolveResultHandle, sessionResultDir } from './result-store.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -90,11 +90,30 @@ describe('the persisted-output store', () => {
     await expect(stat(outside)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
+  it('two users of one account — in one session, or with none — never read each other’s outputs', async () => {
+    const budget = resolveResultBudget({ persistDir: dir });
+    for (const sessionId of ['shared', undefined]) {
+      const alice = { accountId: 'acme', userId: 'alice', ...(sessionId ? { sessionId } : {}) };
+      const bob = { accountId: 'acme', userId: 'bob', ...(sessionId ? { sessionId } : {}) };
+      const out = await budgetToolOutput('t', 'text', 'secret plans '.repeat(10_000), {
+        budget,
+        context: alice,
+        metadata: { callId: 'call_users' },
+      });
+      const handle = out.persisted!.path;
+      expect(await readPersistedOutput(handle, budget, alice)).toBeDefined();
+      expect(await readPersistedOutput(handle, budget, bob)).toBeUndefined();
+      const accountOnly = { accountId: 'acme', ...(sessionId ? { sessionId } : {}) };
+      expect(await readPersistedOutput(handle, budget, accountOnly)).toBeUndefined();
+    }
+  });
+
   it('resolves a handle only inside the caller’s own folder', async () => {
     const budget = resolveResultBudget({ persistDir: dir });
     await budgetToolOutput('t', 'text', 'x'.repeat(100_000), { budget, context });
     const mine = await resolveResultHandle('tool-results://call_1.text.txt', budget, context);
-    expect(mine).toBe(path.join(dir, 'acme', 's1', 'call_1.text.txt'));
+    // `<account>/<user>/<session>`: a caller without a user is in the `_` user folder.
+    expect(mine).toBe(path.join(dir, 'acme', '_', 's1', 'call_1.text.txt'));
     for (const forged of [
       'tool-results://../s2/call_1.text.txt',
       'tool-results://..',

@@ -10,7 +10,7 @@ import { MEDIA_EXTENSIONS } from './media-extensions.js';
 
 /**
  * Handles of persisted outputs start with this. A handle names a file in the *caller's own*
- * account and session folder: the same handle read from another account or session finds
+ * account, user and session folder: the same handle read from another account, user or session finds
  * nothing.
  */
 export const RESULT_HANDLE_PREFIX = 'tool-results://';
@@ -44,13 +44,19 @@ const HANDLE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,199}$/;
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 const lastSweep = new Map<string, number>();
 
-/** The caller's own folder: `<persistDir>/<account>/<session>` with injective segments. */
+/**
+ * The folder segments of a caller: account, user, session — injective, so two users of one account
+ * (even in one session, or with none) never share a folder.
+ */
+const callerSegments = (context: InvocationContext): string[] => [
+  safePathSegment(context.accountId ?? ''),
+  safePathSegment(context.userId ?? ''),
+  safePathSegment(context.sessionId ?? ''),
+];
+
+/** The caller's own folder: `<persistDir>/<account>/<user>/<session>` with injective segments. */
 export function sessionResultDir(persistDir: string, context: InvocationContext): string {
-  return path.join(
-    persistDir,
-    safePathSegment(context.accountId ?? ''),
-    safePathSegment(context.sessionId ?? ''),
-  );
+  return path.join(persistDir, ...callerSegments(context));
 }
 
 /** A real directory (never a symlink) or `undefined`. */
@@ -60,7 +66,7 @@ async function realDirectory(dir: string): Promise<boolean> {
 }
 
 /**
- * The caller's folder, checked: the account and session folders must be real directories, never
+ * The caller's folder, checked: the account, user and session folders must be real directories, never
  * symlinks (a planted `tool-results/_/_ -> ~/.ssh` is refused), created `0700` when `create`.
  * `undefined` when they are not usable.
  */
@@ -80,10 +86,7 @@ async function checkedSessionDir(
     for (const dir of chain) if (!(await realDirectory(dir))) return undefined;
   }
   let current = location.persistDir;
-  for (const segment of [
-    safePathSegment(context.accountId ?? ''),
-    safePathSegment(context.sessionId ?? ''),
-  ]) {
+  for (const segment of callerSegments(context)) {
     current = path.join(current, segment);
     if (create) {
       await mkdir(current, { mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
@@ -258,13 +261,13 @@ export async function resolveResultHandle(
 
 /**
  * Reads a persisted output back — saved text, JSON, or an image or sound a tool returned — by
- * its `tool-results://` handle, from the given account and session's own folder (another
+ * its `tool-results://` handle, from the given account, user and session's own folder (another
  * tenant's handle finds nothing). For hosts: show a saved image, attach it to the next message.
  * `undefined` when there is no such file; never follows a symlink; at most `maxPersistBytes`.
  *
  * @example
  * ```ts
- * const png = await readPersistedOutput(part.handle, gateway.budget, { accountId, sessionId });
+ * const png = await readPersistedOutput(part.handle, gateway.budget, { accountId, userId, sessionId });
  * ```
  */
 export async function readPersistedOutput(

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { passesGatewayPauses } from '../gateway/forged-pause.js';
 import { isApprovalRequired } from '../gateway/results.js';
 import { normalizeSaveMemoryArguments } from '../memory/tools/save-memory-arguments.js';
 import { defineTool } from '../tool/define-tool.js';
@@ -195,28 +196,31 @@ async function dispatch(
 
 /** `tool_dispatcher` (or its alias): list, describe and call the tools in `scope`, every call through the gateway. */
 export function createToolDispatcher(scope: CatalogScope, name: string = DISPATCHER_NAME): Tool {
-  return defineTool({
-    name,
-    description: `Discover and call the available built-in tools through one entry point. action "list" shows the tools (optionally only "include": comma-separated groups such as workspace, or tool names); "describe" shows one tool's arguments, risk and whether it needs approval; "call" runs tool_name with arguments (a JSON object). Calls go through the same approval checks as direct calls: a call that needs the user's approval comes back as approval_required — wait for the user, do not retry.${name === DISPATCHER_ALIAS ? ` Alias of ${DISPATCHER_NAME}.` : ''}`,
-    input: dispatcherInput(),
-    group: 'dispatcher',
-    boundary: 'local_ksadk_builtin_tools',
-    execute: async (input, context) => {
-      const asked = actionOf(scope, input);
-      if ('error' in asked) return asked.error;
-      const { action, toolName } = asked;
-      if (action === 'list') return listTools(scope, input);
-      const described = descriptorOf(scope, toolName, input.profile ?? undefined);
-      if ('error' in described) return described.error;
-      if (action === 'describe') return { ok: true, tool: described.descriptor };
-      const found = targetOf(scope, described.descriptor, toolName);
-      if ('error' in found) return found.error;
-      const args = parseArguments(input.arguments);
-      if (args['ok'] === false) return { ...args, tool_name: toolName };
-      const routed = toolName === 'save_memory' ? normalizeSaveMemoryArguments(args) : args;
-      return dispatch(found.target, toolName, routed, context);
-    },
-  });
+  // It hands on the approval request the gateway made for the call it ran.
+  return passesGatewayPauses(
+    defineTool({
+      name,
+      description: `Discover and call the available built-in tools through one entry point. action "list" shows the tools (optionally only "include": comma-separated groups such as workspace, or tool names); "describe" shows one tool's arguments, risk and whether it needs approval; "call" runs tool_name with arguments (a JSON object). Calls go through the same approval checks as direct calls: a call that needs the user's approval comes back as approval_required — wait for the user, do not retry.${name === DISPATCHER_ALIAS ? ` Alias of ${DISPATCHER_NAME}.` : ''}`,
+      input: dispatcherInput(),
+      group: 'dispatcher',
+      boundary: 'local_ksadk_builtin_tools',
+      execute: async (input, context) => {
+        const asked = actionOf(scope, input);
+        if ('error' in asked) return asked.error;
+        const { action, toolName } = asked;
+        if (action === 'list') return listTools(scope, input);
+        const described = descriptorOf(scope, toolName, input.profile ?? undefined);
+        if ('error' in described) return described.error;
+        if (action === 'describe') return { ok: true, tool: described.descriptor };
+        const found = targetOf(scope, described.descriptor, toolName);
+        if ('error' in found) return found.error;
+        const args = parseArguments(input.arguments);
+        if (args['ok'] === false) return { ...args, tool_name: toolName };
+        const routed = toolName === 'save_memory' ? normalizeSaveMemoryArguments(args) : args;
+        return dispatch(found.target, toolName, routed, context);
+      },
+    }),
+  );
 }
 
 /** `tool_search`: ranks the scope's and the external tools for a query. */

@@ -15,6 +15,7 @@ import { type CallDecision, decideCall } from './approval/call-policy.js';
 import type { ApprovalGate, GateAnswer, GatedCall, GrantedCall } from './approval/gate.js';
 import type { ApprovalMode } from './approval/mode.js';
 import type { CallToRecord, ExecutionRecorder } from './execution-recorder.js';
+import { withoutForgedPause } from './forged-pause.js';
 import type { PendingApprovalOptions, ToolCallOptions, ToolGateway } from './gateway-types.js';
 import { type ArgumentLimits, parseModelArguments } from './model-arguments.js';
 import {
@@ -192,7 +193,7 @@ function resultOf(
       `${tool.name} returned more than ${MAX_RESULT_CHARS} characters of data (or ${MAX_MEDIA_CHARS} of media); nothing of it was kept.`,
     );
   }
-  const plain = redactDeep(toToolResult(toPlainJson(text)));
+  const plain = withoutForgedPause(redactDeep(toToolResult(toPlainJson(text))), tool);
   return shapeResult(plain, { tool, callId, context }, budget, media);
 }
 

@@ -45,7 +45,7 @@ describe('a fresh process never shows one account the private state another left
     expect(await child('save')).toEqual({ persisted: true });
     // Alice's result is on disk, inside the folder bob's workspace is.
     expect(
-      await readdir(path.join(project, '.agentengine', 'ui', 'tool-results', 'alice', 's1')),
+      await readdir(path.join(project, '.agentengine', 'ui', 'tool-results', 'alice', '_', 's1')),
     ).toHaveLength(1);
     const seen = await child('look');
     const text = JSON.stringify(seen);

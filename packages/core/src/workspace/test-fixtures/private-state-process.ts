@@ -41,7 +41,7 @@ if (mode === 'save') {
     runWithInvocationContext(bob, () => gateway.invoke(byName(tools, tool), args));
   const listed = await call('list_workspace_files', { recursive: true, include_dirs: true });
   const read = await call('read_workspace_file', {
-    path: '.agentengine/ui/tool-results/alice/s1/call_alice_1.text.txt',
+    path: '.agentengine/ui/tool-results/alice/_/s1/call_alice_1.text.txt',
   });
   const searched = await call('search_workspace_files', { query: 'ALICE_PRIVATE_RESULT' });
   const grep = await runWithInvocationContext({ ...bob, approvalMode: 'full' }, () =>
