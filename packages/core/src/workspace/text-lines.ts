@@ -8,5 +8,7 @@ export function splitLines(text: string): string[] {
   if (text === '') return [];
   const lines = text.split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
+  // Most text has no \r at all: no second array.
+  if (!text.includes('\r')) return lines;
   return lines.map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line));
 }

@@ -47,19 +47,25 @@ export function workspaceRootIds(context: InvocationContext): WorkspaceRootIds {
  * later is made again by the first write under it; the real path stays the one first resolved, so
  * a root swapped for a symlink afterwards is not followed.
  */
-const knownRoots = new Map<string, string>();
+const knownRoots = new Map<string, Promise<string>>();
 const MAX_KNOWN_ROOTS = 4096;
 
 /** Resolves the root for a call, creates it (`0700`) when missing, and returns its real path. */
-export async function resolveWorkspaceRoot(
+export function resolveWorkspaceRoot(
   option: WorkspaceRootOption,
   context: InvocationContext,
 ): Promise<string> {
-  const root = path.resolve(
-    typeof option === 'function' ? option(workspaceRootIds(context)) : option,
-  );
-  const known = knownRoots.get(root);
-  if (known !== undefined) return known;
+  let root: string;
+  try {
+    root = path.resolve(typeof option === 'function' ? option(workspaceRootIds(context)) : option);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  // A root seen before answers with the same settled promise: no new one per call.
+  return knownRoots.get(root) ?? makeRoot(option, root);
+}
+
+async function makeRoot(option: WorkspaceRootOption, root: string): Promise<string> {
   await mkdir(root, { recursive: true, mode: 0o700 });
   const real = await realpath(root);
   if (typeof option === 'string') {
@@ -67,6 +73,6 @@ export async function resolveWorkspaceRoot(
     registerHostPath(real);
   }
   if (knownRoots.size >= MAX_KNOWN_ROOTS) knownRoots.delete(knownRoots.keys().next().value!);
-  knownRoots.set(root, real);
+  knownRoots.set(root, Promise.resolve(real));
   return real;
 }
