@@ -109,7 +109,7 @@ describe('the OpenAI example, decided in the console', () => {
     }
 
     // The calls page: the edit ran once, succeeded, with its approval trail.
-    await page.goto(`${new URL(url).origin}/#/calls`);
+    await page.goto(`${url.split('?')[0]}#/calls`);
     const edits = page.locator('[data-testid=call-row]', { hasText: 'edit_workspace_file' });
     await edits.first().waitFor();
     expect(await edits.count()).toBe(1);

@@ -5,15 +5,23 @@ export type Child = Node | string | number | false | null | undefined | readonly
 type Props = Record<string, string | number | boolean | EventListener | undefined | null>;
 
 /**
- * Characters that would change how text reads rather than what it says — line and paragraph
- * separators, bidirectional overrides and isolates, zero-width marks, C1 controls — shown as
- * `\uXXXX` escapes.
+ * Characters that would change how text reads rather than what it says: controls (but newline and
+ * tab), format characters (bidirectional marks, overrides and isolates, zero-width marks, the
+ * Arabic letter mark, soft hyphens, Unicode tags that hide a whole sentence), line and paragraph
+ * separators, and the blank letters and variation selectors that show as nothing.
  */
-const INVISIBLE = /[\u0080-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+// Marks that combine with what precedes them (the grapheme joiner, Khmer inherent vowels,
+// variation selectors) are alternatives of their own, never in a class beside other characters.
+const INVISIBLE =
+  /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\u115f\u1160\u180e\u2800\u3164\uffa0]|\u034f|\u17b4|\u17b5|[\ufe00-\ufe0f]|[\u{e0100}-\u{e01ef}]/gu;
 
-/** Text as shown: invisible and direction-changing characters made visible. */
+/** Text as shown: invisible and direction-changing characters as `\uXXXX` (`\u{XXXXX}`) escapes. */
 export const visible = (text: string): string =>
-  text.replace(INVISIBLE, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  text.replace(INVISIBLE, (char) => {
+    if (char === '\n' || char === '\t') return char;
+    const code = char.codePointAt(0)!;
+    return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
 
 /** An element with attributes, listeners (`onclick`…) and children (strings become text nodes). */
 export function h<K extends keyof HTMLElementTagNameMap>(

@@ -76,6 +76,8 @@ export interface ConsoleAuth {
 
 /** Options of {@link createConsoleAuth}. */
 export interface ConsoleAuthOptions {
+  /** The path the console is served under: the local user's cookie is scoped to it. */
+  readonly basePath: string;
   readonly resolvePrincipal: ResolvePrincipal | undefined;
   readonly principal: ConsolePrincipal;
   readonly token: string | undefined;
@@ -126,7 +128,7 @@ export function createConsoleAuth(options: ConsoleAuthOptions): ConsoleAuth {
           status: 303,
           headers: headersFor('text/plain; charset=utf-8', {
             location: `./${url.search}`,
-            'set-cookie': `${COOKIE}=${token}; Path=/; HttpOnly; SameSite=Strict`,
+            'set-cookie': `${COOKIE}=${token}; Path=${options.basePath}; HttpOnly; SameSite=Strict`,
           }),
         }),
       };

@@ -77,7 +77,7 @@ describe('the console in a browser', () => {
     const served = await serveKsadkConsole({ gateway, tools: [writeNote], resolvePrincipal });
     const hostile = await pendingAs(gateway, alice, {
       path: '<img src=x onerror="window.__pwned=1">',
-      text: '<script>window.__pwned=2</script> javascript:window.__pwned=3 \u202egnp.exe\u200b',
+      text: '<script>window.__pwned=2</script> javascript:window.__pwned=3 \u202egnp.exe\u200b amount=100\u061c,9999 ok\u{E0049}\u{E0067}',
     });
     const huge = await pendingAs(gateway, alice, {
       path: 'big.md',
@@ -93,6 +93,9 @@ describe('the console in a browser', () => {
       expect(text).toContain('<script>window.__pwned=2</script>');
       // A right-to-left override cannot turn "exe.png" around: it shows as its escape.
       expect(text).toContain('\\u202egnp.exe\\u200b');
+      // The Arabic letter mark cannot reorder digits; Unicode tags cannot hide words.
+      expect(text).toContain('amount=100\\u061c,9999');
+      expect(text).toContain('ok\\u{e0049}\\u{e0067}');
       expect(await detail.locator('img, script').count()).toBe(0);
       expect(
         await page.evaluate(() => (globalThis as { __pwned?: unknown }).__pwned),
@@ -265,6 +268,10 @@ describe('the console in a browser', () => {
       await page.click('[data-testid=show-diff]');
       await page.locator('[data-testid=edit-diff] .added').waitFor();
       await page.screenshot({ path: path.join(shots, 'console-edit-then-approve.png') });
+      // A request arriving meanwhile (a live update) leaves the edit in progress alone.
+      await pendingAs(gateway, alice, { path: 'notes/later.md', text: 'later' });
+      await page.locator('[data-testid=approval-row]', { hasText: 'later' }).waitFor();
+      expect(await editor.inputValue()).toContain('raincoat');
       await page.click('[data-testid=approve-edited]');
       await page
         .locator('[data-testid=decision-notice]', { hasText: 'Approved with your edit.' })

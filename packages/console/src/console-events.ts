@@ -25,6 +25,8 @@ export interface ConsoleEventsOptions {
   readonly pollMs: number;
   /** Open streams at most; one beyond answers 503. */
   readonly maxStreams: number;
+  /** Open streams of one principal at most, so that one cannot take every place. */
+  readonly maxStreamsPerPrincipal: number;
 }
 
 /** Comment lines that keep proxies from closing an idle stream. */
@@ -54,7 +56,7 @@ const frame = (event: string, data: unknown) =>
  * changed. Nothing is polled for a principal with no stream open.
  */
 export function createConsoleEvents(options: ConsoleEventsOptions): ConsoleEvents {
-  const { gateway, pollMs, maxStreams } = options;
+  const { gateway, pollMs, maxStreams, maxStreamsPerPrincipal } = options;
   const watchers = new Map<string, Watcher>();
   let open = 0;
   let closed = false;
@@ -120,12 +122,16 @@ export function createConsoleEvents(options: ConsoleEventsOptions): ConsoleEvent
 
   return {
     stream(principal) {
-      if (closed || open >= maxStreams)
+      const key = principalKey(principal);
+      if (
+        closed ||
+        open >= maxStreams ||
+        (watchers.get(key)?.streams.size ?? 0) >= maxStreamsPerPrincipal
+      )
         return new Response('Too many open event streams.', {
           status: 503,
-          headers: headersFor('text/plain; charset=utf-8'),
+          headers: headersFor('text/plain; charset=utf-8', { 'retry-after': '5' }),
         });
-      const key = principalKey(principal);
       let watcher = watchers.get(key);
       if (!watcher) {
         watcher = {

@@ -92,6 +92,23 @@ describe('live updates', () => {
     expect(mine.events.length).toBe(before);
   });
 
+  it('one principal cannot take every place: its own streams are bounded', {
+    timeout: 15_000,
+  }, async () => {
+    const { gateway, cleanup } = await testGateway();
+    const console = headerConsole(gateway, { maxEventStreams: 10, maxEventStreamsPerPrincipal: 2 });
+    cleanups.push(cleanup, () => console.close());
+    const base = await served(console);
+    const first = listen(base, 'evil:mallory');
+    const second = listen(base, 'evil:mallory');
+    expect(await until(() => first.events.length > 0 && second.events.length > 0, 3000)).toBe(true);
+    const more = await fetch(`${base}/api/events`, { headers: { 'x-test-user': 'evil:mallory' } });
+    expect(more.status).toBe(503);
+    const alice = await fetch(`${base}/api/events`, { headers: { 'x-test-user': 'acme:alice' } });
+    expect(alice.status).toBe(200);
+    await alice.body?.cancel();
+  });
+
   it('bounds the open streams, frees a place when a client goes, and ends every stream on close', {
     timeout: 15_000,
   }, async () => {
@@ -104,6 +121,7 @@ describe('live updates', () => {
     expect(await until(() => first.events.length > 0 && second.events.length > 0, 3000)).toBe(true);
     const third = await fetch(`${base}/api/events`, { headers: { 'x-test-user': 'evil:mallory' } });
     expect(third.status).toBe(503);
+    expect(third.headers.get('retry-after')).toBe('5');
     first.stop();
     await first.done;
     await new Promise((resolve) => setTimeout(resolve, 300)); // the server sees the client go

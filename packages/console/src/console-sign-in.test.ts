@@ -27,7 +27,17 @@ describe('signing in, one local user', () => {
     const served = await serveKsadkConsole({ gateway });
     cleanups.push(() => served.close());
     const base = served.url.split('?')[0]!;
-    expect(served.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{32}$/);
+    // Under a path nobody guesses, so its cookie reaches nothing else on this host.
+    expect(served.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/[\w-]{16}\/\?token=[\w-]{32}$/);
+    const origin = new URL(served.url).origin;
+    expect(
+      (
+        await fetch(`${origin}/api/approvals`, {
+          headers: { authorization: `Bearer ${served.token}` },
+        })
+      ).status,
+    ).toBe(404);
+    expect((await fetch(base.slice(0, -1), { redirect: 'manual' })).status).toBe(308);
     expect((await fetch(base)).status).toBe(401);
     expect((await fetch(`${base}api/approvals`)).status).toBe(401);
     expect((await fetch(`${base}?token=${'x'.repeat(32)}`, { redirect: 'manual' })).status).toBe(
@@ -37,7 +47,9 @@ describe('signing in, one local user', () => {
     expect(opened.status).toBe(303);
     expect(opened.headers.get('location')).toBe('./');
     const cookie = opened.headers.get('set-cookie') ?? '';
-    expect(cookie).toMatch(/^ksadk_console=[\w-]+; Path=\/; HttpOnly; SameSite=Strict$/);
+    expect(cookie).toBe(
+      `ksadk_console=${served.token}; Path=${new URL(base).pathname}; HttpOnly; SameSite=Strict`,
+    );
     const page = await fetch(base, { headers: { cookie: cookie.split(';')[0]! } });
     expect(page.status).toBe(200);
     const html = await page.text();

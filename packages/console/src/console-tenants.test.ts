@@ -195,6 +195,54 @@ describe('deciding', () => {
     expect(JSON.stringify(again)).toContain('not today');
   });
 
+  it('a body nested deep, or large where a small one is expected, is refused before it is parsed; a made-up id reads no body', async () => {
+    const { gateway, console } = await setup();
+    const id = await pendingAs(gateway, alice);
+    const deep = `{"args":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+    const started = Date.now();
+    const refused = await postAs(console, 'acme:alice', `approvals/${id}/approve`, deep);
+    expect(refused.status).toBe(400);
+    expect(await body(refused)).toMatchObject({
+      error: { message: expect.stringMatching(/deeper than 64/) },
+    });
+    // Brackets inside strings are text, not nesting.
+    const quoted = await postAs(console, 'acme:alice', `approvals/${id}/reject`, {
+      reason: '[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[',
+    });
+    expect(quoted.status).toBe(200);
+    const other = await pendingAs(gateway, alice);
+    // A reason is small: 64 KiB at most, whatever the console's overall limit.
+    expect(
+      (await postAs(console, 'acme:alice', `approvals/${other}/reject`, { x: 'y'.repeat(100_000) }))
+        .status,
+    ).toBe(413);
+    // A made-up request is not found before its body is read.
+    expect(
+      (await postAs(console, 'acme:alice', `approvals/appr_${'0'.repeat(32)}/approve`, deep))
+        .status,
+    ).toBe(404);
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it('credentials are a person’s own: an account-level principal or an admin cannot list, plant or revoke them', async () => {
+    const { gateway, console } = await setup();
+    for (const user of ['acme', 'admin']) {
+      expect(await body(await getAs(console, user, 'credentials'))).toEqual({
+        personal: false,
+        credentials: [],
+      });
+      expect(await body(await getAs(console, user, 'credential-requests'))).toEqual({
+        requests: [],
+      });
+      const planted = await postAs(console, user, `credential-requests/creq_${'a'.repeat(32)}`, {
+        apiKey: 'mine',
+      });
+      expect(planted.status).toBe(403);
+      expect((await postAs(console, user, 'credentials/tracker/revoke')).status).toBe(403);
+    }
+    expect(gateway).toBeDefined();
+  });
+
   it('refuses bodies that are too large, not JSON, not an object or of another type; bad fields are 400', async () => {
     const { gateway } = await testGateway();
     const console = headerConsole(gateway, { maxBodyBytes: 1000 });

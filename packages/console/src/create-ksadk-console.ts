@@ -17,7 +17,7 @@ import { accountRoutes } from './routes/account-routes.js';
 import { approvalRoutes } from './routes/approval-routes.js';
 import { callRoutes } from './routes/call-routes.js';
 import { mcpRoutes } from './routes/mcp-routes.js';
-import type { ConsoleServices, Route } from './routes/route-kit.js';
+import { type ConsoleServices, type Route, SMALL_BODY } from './routes/route-kit.js';
 import { skillRoutes } from './routes/skill-routes.js';
 
 /** Options for {@link createKsadkConsole}. */
@@ -52,8 +52,16 @@ export interface KsadkConsoleOptions {
   readonly pollMs?: number;
   /** Open live-update streams at most. @default 100 */
   readonly maxEventStreams?: number;
+  /** Open live-update streams of one principal at most. @default 10 (never more than `maxEventStreams`) */
+  readonly maxEventStreamsPerPrincipal?: number;
   /** The built browser app's folder. @default the package's own */
   readonly appDir?: string;
+  /**
+   * The path the console is served under, as requests reach the handler (`/console/` for a
+   * Fetch-API server that hands over the full path; Express strips its mount path: leave it `/`).
+   * The local user's cookie is scoped to it. @default '/'
+   */
+  readonly basePath?: string;
 }
 
 /** The console: a Fetch-API handler and a Node handler over the same routes. */
@@ -80,7 +88,9 @@ const OPTIONS = {
   maxBodyBytes: true,
   pollMs: true,
   maxEventStreams: true,
+  maxEventStreamsPerPrincipal: true,
   appDir: true,
+  basePath: true,
 } as const satisfies OptionKeys<KsadkConsoleOptions>;
 
 const ROUTES: readonly Route[] = [
@@ -122,7 +132,14 @@ export function createKsadkConsole(options: KsadkConsoleOptions): KsadkConsole {
   if (!gateway || typeof gateway.invoke !== 'function')
     throw new KsadkError('invalid_config', 'createKsadkConsole() needs the gateway.');
   const maxBodyBytes = positive(options.maxBodyBytes, 4 * 1024 * 1024, 'maxBodyBytes');
+  const basePath = options.basePath ?? '/';
+  if (typeof basePath !== 'string' || !/^\/([\w.~-]+\/)*$/.test(basePath))
+    throw new KsadkError(
+      'invalid_config',
+      "basePath must be a path that starts and ends with '/'.",
+    );
   const auth = createConsoleAuth({
+    basePath,
     resolvePrincipal: options.resolvePrincipal,
     principal: options.principal ?? { accountId: '' },
     token: options.token,
@@ -133,6 +150,10 @@ export function createKsadkConsole(options: KsadkConsoleOptions): KsadkConsole {
     gateway,
     pollMs: positive(options.pollMs, 250, 'pollMs'),
     maxStreams: positive(options.maxEventStreams, 100, 'maxEventStreams'),
+    maxStreamsPerPrincipal: Math.min(
+      positive(options.maxEventStreamsPerPrincipal, 10, 'maxEventStreamsPerPrincipal'),
+      positive(options.maxEventStreams, 100, 'maxEventStreams'),
+    ),
   });
   const tools = new Map<string, Tool>();
   for (const tool of options.tools ?? []) if (!tools.has(tool.name)) tools.set(tool.name, tool);
@@ -148,7 +169,10 @@ export function createKsadkConsole(options: KsadkConsoleOptions): KsadkConsole {
 
   const handle = async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
-    const rest = url.pathname.replace(/^\/+/, '');
+    if (`${url.pathname}/` === basePath)
+      return new Response(null, { status: 308, headers: { location: `${basePath}${url.search}` } });
+    if (!url.pathname.startsWith(basePath)) return failure(404, 'not_found', 'Not found.');
+    const rest = url.pathname.slice(basePath.length);
     const asset = rest.startsWith('app/') ? assetResponse(assets, rest.slice(4)) : undefined;
     if (asset) return asset;
     const signedIn = await auth.authenticate(request, url);
@@ -179,7 +203,7 @@ export function createKsadkConsole(options: KsadkConsoleOptions): KsadkConsole {
         principal,
         params: match.slice(1),
         services,
-        body: () => jsonBody(request, maxBodyBytes),
+        body: (limit = SMALL_BODY) => jsonBody(request, Math.min(limit, maxBodyBytes)),
       });
     }
     return failure(404, 'not_found', 'Not found.');

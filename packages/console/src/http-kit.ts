@@ -60,9 +60,31 @@ export class BodyError extends Error {
   }
 }
 
+/** Deepest nesting a body may have (the gateway's own limit on model arguments). */
+const MAX_BODY_DEPTH = 64;
+
+/** Whether JSON text nests deeper than `max` (strings skipped): checked before parsing it. */
+function nestsDeeper(bytes: Uint8Array, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let index = 0; index < bytes.length; index += 1) {
+    const byte = bytes[index]!;
+    if (inString) {
+      if (byte === 0x5c)
+        index += 1; // a backslash: the next byte is escaped
+      else if (byte === 0x22) inString = false;
+    } else if (byte === 0x22) inString = true;
+    else if (byte === 0x5b || byte === 0x7b) {
+      depth += 1;
+      if (depth > max) return true;
+    } else if (byte === 0x5d || byte === 0x7d) depth -= 1;
+  }
+  return false;
+}
+
 /**
  * The request's JSON object body, at most `limit` bytes (read as a stream, so a body larger than
- * it declares stops being read at the limit). An empty body is `{}`.
+ * it declares stops being read at the limit), nesting at most 64 levels. An empty body is `{}`.
  *
  * @throws {BodyError} 413 over the limit, 415 for another content type, 400 for anything but a
  * JSON object.
@@ -89,9 +111,13 @@ export async function jsonBody(request: Request, limit: number): Promise<Record<
     }
   }
   if (size === 0) return {};
+  const bytes = Buffer.concat(chunks);
+  // A deep body costs JSON.parse seconds on the one thread every tenant shares: refused unread.
+  if (nestsDeeper(bytes, MAX_BODY_DEPTH))
+    throw new BodyError(400, `The request body nests deeper than ${MAX_BODY_DEPTH} levels.`);
   let parsed: unknown;
   try {
-    parsed = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    parsed = JSON.parse(bytes.toString('utf8'));
   } catch {
     throw new BodyError(400, 'The request body is not JSON.');
   }

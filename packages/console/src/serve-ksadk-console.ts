@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KsadkError } from '@ksadk/core';
@@ -36,7 +37,13 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 export async function serveKsadkConsole(
   options: ServeKsadkConsoleOptions,
 ): Promise<ServedKsadkConsole> {
-  const { host = '127.0.0.1', port = 0, ...consoleOptions } = options;
+  const { host = '127.0.0.1', port = 0, ...given } = options;
+  // The local user's console lives under a path nobody guesses: its cookie goes nowhere else on
+  // this host (another local server, another console on another port).
+  const consoleOptions =
+    given.resolvePrincipal || given.basePath
+      ? given
+      : { ...given, basePath: `/${randomBytes(12).toString('base64url')}/` };
   if (!consoleOptions.resolvePrincipal && !LOOPBACK.has(host))
     throw new KsadkError(
       'invalid_config',
@@ -50,7 +57,7 @@ export async function serveKsadkConsole(
   });
   const address = server.address() as AddressInfo;
   const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const base = `http://${shown}:${address.port}/`;
+  const base = `http://${shown}:${address.port}${consoleOptions.basePath ?? '/'}`;
   return {
     url: console.token ? `${base}?token=${console.token}` : base,
     token: console.token,

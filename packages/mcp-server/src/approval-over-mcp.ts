@@ -4,7 +4,7 @@ import {
   type UndecidedApproval,
   waitForApprovalDecision,
 } from '@ksadk/core';
-import { type ApprovalPause, PAUSED } from '@ksadk/core/adapter';
+import { type ApprovalPause, PAUSED, visibleText } from '@ksadk/core/adapter';
 import { ElicitResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpRequestContext } from './request-context.js';
 
@@ -32,13 +32,10 @@ const MIN_SHOWN_VALUE = 120;
 const MAX_SHOWN_KEYS = 40;
 
 /**
- * Characters that would let a model's arguments change how the dialog reads rather than what it
- * says — line and paragraph separators, bidirectional overrides and isolates, zero-width marks,
- * C1 controls — shown as `\uXXXX` escapes, as JSON already shows C0 controls.
+ * What a model's arguments show in the dialog: every character that would change how it reads
+ * rather than what it says as its `\uXXXX` escape (see `visibleText`).
  */
-const INVISIBLE = /[\u0080-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
-const visible = (text: string) =>
-  text.replace(INVISIBLE, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const visible = visibleText;
 
 /**
  * The arguments as the human reads them: every top-level key (up to {@link MAX_SHOWN_KEYS}), each

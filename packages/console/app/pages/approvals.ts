@@ -187,6 +187,8 @@ export function renderApprovals(main: HTMLElement, selected: string | undefined)
 
   /** What the last decision made here said, shown above its request for a few seconds (live updates re-draw the page). */
   let notice: { id: string; text: string; until: number } | undefined;
+  /** The status of the request on screen: a live update redraws it only when that changed. */
+  let shownStatus: string | undefined;
 
   async function showDetail(): Promise<void> {
     if (!selected) {
@@ -195,6 +197,7 @@ export function renderApprovals(main: HTMLElement, selected: string | undefined)
     }
     try {
       const { item } = await get<{ item: Item }>(`approvals/${encodeURIComponent(selected)}`);
+      shownStatus = item.status;
       const said = notice && notice.id === item.id && notice.until > Date.now() ? notice.text : '';
       replace(
         detail,
@@ -216,9 +219,19 @@ export function renderApprovals(main: HTMLElement, selected: string | undefined)
     }
   }
 
+  /**
+   * After a live update: the list, and the request on screen only if it was decided meanwhile —
+   * never throwing away an edit or a reason being typed for a request still pending.
+   */
   const onChange = () => {
     void refreshTop();
-    void showDetail();
+    if (!selected) return;
+    void get<{ item: Item }>(`approvals/${encodeURIComponent(selected)}`).then(
+      ({ item }) => {
+        if (item.status !== shownStatus) void showDetail();
+      },
+      () => undefined,
+    );
   };
   live.addEventListener('approvals', onChange);
   void loadFirst();

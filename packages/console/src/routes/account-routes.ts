@@ -1,3 +1,4 @@
+import type { ConsolePrincipal } from '../console-auth.js';
 import { failure, json } from '../http-kit.js';
 import {
   answerError,
@@ -44,13 +45,24 @@ async function waitingSignIns(context: RouteContext): Promise<Record<string, unk
   return requests;
 }
 
+/**
+ * Whose credentials a principal may see and act on: a person's — an account and a user. An
+ * account-level principal or an admin acts for nobody in particular, and a credential is a user's
+ * own: planting a key into another user's sign-in, or listing everyone's, is not for them.
+ */
+const personal = (principal: ConsolePrincipal): boolean =>
+  !('admin' in principal) && principal.userId !== undefined;
+
+const notPersonal = () =>
+  failure(403, 'not_a_user', 'Credentials are a user’s own: sign in as the user.');
+
 /** Connected accounts: the principal's credentials, revoking one, completing a pending sign-in. */
 export const accountRoutes: readonly Route[] = [
   {
     method: 'GET',
     path: /^credentials$/,
     async handle({ principal, services }) {
-      if ('admin' in principal) return json({ personal: false, credentials: [] });
+      if (!personal(principal)) return json({ personal: false, credentials: [] });
       try {
         return json({
           personal: true,
@@ -65,7 +77,7 @@ export const accountRoutes: readonly Route[] = [
     method: 'GET',
     path: /^credential-requests$/,
     async handle(context) {
-      if ('admin' in context.principal) return json({ requests: [] });
+      if (!personal(context.principal)) return json({ requests: [] });
       try {
         return json({ requests: await waitingSignIns(context) });
       } catch (error) {
@@ -77,6 +89,7 @@ export const accountRoutes: readonly Route[] = [
     method: 'POST',
     path: /^credentials\/([^/]{1,200})\/revoke$/,
     async handle(context) {
+      if (!personal(context.principal)) return notPersonal();
       try {
         await context.body();
         const id = decodedParam(context, 0);
@@ -94,6 +107,7 @@ export const accountRoutes: readonly Route[] = [
     method: 'POST',
     path: /^credential-requests\/([^/]+)$/,
     async handle(context) {
+      if (!personal(context.principal)) return notPersonal();
       try {
         const id = context.params[0] ?? '';
         if (!CREDENTIAL_REQUEST_ID.test(id))

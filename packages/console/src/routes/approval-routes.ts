@@ -1,7 +1,14 @@
 import { type ApprovalInboxItem, KsadkError } from '@ksadk/core';
 import { failure, json, queryParam } from '../http-kit.js';
 import { previewJson } from '../json-preview.js';
-import { answerError, limitOf, type Route, type RouteContext, stringField } from './route-kit.js';
+import {
+  answerError,
+  EDIT_BODY,
+  limitOf,
+  type Route,
+  type RouteContext,
+  stringField,
+} from './route-kit.js';
 
 const STATUSES = new Set(['pending', 'approved', 'rejected', 'consumed', 'expired', 'all']);
 /** What approval ids look like: anything else is not found without asking the store. */
@@ -81,9 +88,10 @@ export const approvalRoutes: readonly Route[] = [
     path: /^approvals\/([^/]+)\/approve$/,
     async handle(context) {
       try {
-        const body = await context.body();
+        // The request first: a made-up id costs no body read.
         const item = await requestOf(context);
         if (item instanceof Response) return item;
+        const body = await context.body(EDIT_BODY);
         const edited = body['args'];
         if (
           edited !== undefined &&
@@ -114,9 +122,9 @@ export const approvalRoutes: readonly Route[] = [
     path: /^approvals\/([^/]+)\/reject$/,
     async handle(context) {
       try {
-        const body = await context.body();
         const item = await requestOf(context);
         if (item instanceof Response) return item;
+        const body = await context.body();
         const reason = stringField(body, 'reason', 500);
         await context.services.gateway.reject(item.id, {
           principal: context.principal,

@@ -29,9 +29,17 @@ export interface RouteContext {
   /** The path's captured parts. */
   readonly params: readonly string[];
   readonly services: ConsoleServices;
-  /** The JSON object body (limited in size). */
-  body(): Promise<Record<string, unknown>>;
+  /**
+   * The JSON object body, at most `limit` bytes (and never more than the console's
+   * `maxBodyBytes`). @default {@link SMALL_BODY}
+   */
+  body(limit?: number): Promise<Record<string, unknown>>;
 }
+
+/** What most changes carry: a reason, a flag, a key. */
+export const SMALL_BODY = 64 * 1024;
+/** An approval with edited arguments: up to the editor's million characters of pretty JSON. */
+export const EDIT_BODY = 2 * 1024 * 1024;
 
 /** An API route: a method, a path pattern (after `/api/`) and what answers it. */
 export interface Route {

@@ -94,3 +94,4 @@ export {
   type ToolMediaReference,
   takeToolMedia,
 } from '../tool/tool-media.js';
+export { visibleText } from '../util/visible-text.js';
