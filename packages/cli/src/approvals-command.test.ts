@@ -216,7 +216,7 @@ describeWithStores('ksadk approvals on the shared stores', () => {
         child.stdout.on('data', (chunk) => {
           output += chunk;
           const found =
-            /KsADK console, as admin \(every account\): (http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+)/.exec(
+            /KsADK console, as admin \(every account\): (http:\/\/127\.0\.0\.1:\d+\/[\w-]+\/\?token=[\w-]+)/.exec(
               output,
             );
           if (found) {

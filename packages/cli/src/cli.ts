@@ -288,9 +288,13 @@ export async function main(
     try {
       code = await action({ terminal, env: io.env });
     } catch (error) {
-      terminal.note(`ksadk: ${error instanceof Error ? error.message : String(error)}`);
+      const { shown } = await import('./terminal.js');
+      terminal.note(`ksadk: ${shown(error instanceof Error ? error.message : String(error))}`);
       code = 1;
     }
+    // `--json` always answers JSON on stdout: a failure that printed nothing there says what went wrong.
+    if (argv.includes('--json') && code !== 0 && !terminal.wroteOut())
+      terminal.json({ ok: false, exitCode: code, problems: terminal.notes() });
   };
   try {
     await program(io, run).parseAsync([...argv], { from: 'user' });

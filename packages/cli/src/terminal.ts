@@ -1,4 +1,5 @@
-import { redactSecrets } from '@ksadk/core';
+import { redactDeep, redactSecrets } from '@ksadk/core';
+import { visibleText } from '@ksadk/core/adapter';
 
 /** Exit codes: 0 done, 1 problems found (or the operation failed), 2 a usage error. */
 export const EXIT = { ok: 0, problems: 1, usage: 2 } as const;
@@ -11,8 +12,11 @@ export interface Terminal {
   note(text: string): void;
   /** Writes a value as JSON (two-space indented) to stdout, secrets redacted. */
   json(value: unknown): void;
-  /** Colours text when stdout is a terminal and `NO_COLOR` is not set. */
-  paint(kind: Paint, text: string): string;
+  /**
+   * Colours text (shown safely, see {@link shown}) when stdout is a terminal and `NO_COLOR` is not
+   * set; `to: 'err'` when the text goes to stderr, which may be a terminal when stdout is not.
+   */
+  paint(kind: Paint, text: string, to?: 'out' | 'err'): string;
   /**
    * Shows `label` with a spinner on stderr while `work` runs, if it takes more than a second and
    * stderr is a terminal; nothing otherwise.
@@ -20,7 +24,44 @@ export interface Terminal {
   progress<T>(label: string, work: () => Promise<T>): Promise<T>;
   /** Asks a yes/no question on the terminal; `undefined` when there is no terminal to ask on. */
   ask(question: string): Promise<boolean | undefined>;
+  /** Whether anything was written to stdout yet. */
+  wroteOut(): boolean;
+  /** The lines written to stderr so far (what went wrong, for a `--json` failure). */
+  notes(): readonly string[];
 }
+
+/**
+ * Text from elsewhere — a server, a skill, a model, a store — as it may reach a terminal: every
+ * control and format character (an escape sequence that would recolour, hide, move the cursor or
+ * write the clipboard; a bidirectional mark) shown as its `\uXXXX` escape. Every such value a
+ * command prints goes through it.
+ */
+export const shown = (value: unknown): string => visibleText(String(value));
+
+/**
+ * JSON text as it may reach a terminal: the characters {@link shown} escapes, as JSON escapes
+ * (`\uXXXX`, surrogate pairs beyond the basic plane), so it stays the same JSON.
+ */
+function safeJson(text: string): string {
+  return text.replace(INVISIBLE_IN_JSON, (char) =>
+    // The newlines of the indentation stay: inside strings, JSON has already escaped every one.
+    char === '\n'
+      ? char
+      : [...char]
+          .flatMap((one) => {
+            const code = one.codePointAt(0)!;
+            if (code <= 0xffff) return [code];
+            const offset = code - 0x10000;
+            return [0xd800 + (offset >> 10), 0xdc00 + (offset & 0x3ff)];
+          })
+          .map((unit) => `\\u${unit.toString(16).padStart(4, '0')}`)
+          .join(''),
+  );
+}
+
+/** What {@link safeJson} escapes: what {@link shown} would, but the newlines of indentation. */
+const INVISIBLE_IN_JSON =
+  /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\u115f\u1160\u180e\u2800\u3164\uffa0]|\u034f|\u17b4|\u17b5|[\ufe00-\ufe0f]|[\u{e0100}-\u{e01ef}]/gu;
 
 /** What text can be painted as. */
 export type Paint = 'ok' | 'bad' | 'warn' | 'dim' | 'bold' | 'name';
@@ -64,14 +105,31 @@ export function createTerminal(options: TerminalOptions): Terminal {
     stderr.isTTY === true &&
     (env['NO_COLOR'] ?? '') === '' &&
     env['TERM'] !== 'dumb';
+  let wrote = false;
+  const noted: string[] = [];
   return {
-    line: (text = '') => void stdout.write(`${redactSecrets(text)}\n`),
-    note: (text) => void stderr.write(`${redactSecrets(text)}\n`),
-    json: (value) => void stdout.write(`${redactSecrets(JSON.stringify(value, null, 2))}\n`),
-    paint: (kind, text) => {
-      if (!colour) return text;
+    line: (text = '') => {
+      wrote = true;
+      stdout.write(`${redactSecrets(text)}\n`);
+    },
+    note: (text) => {
+      const redacted = redactSecrets(text);
+      if (noted.length < 100) noted.push(redacted);
+      stderr.write(`${redacted}\n`);
+    },
+    wroteOut: () => wrote,
+    notes: () => noted,
+    json: (value) => {
+      wrote = true;
+      // Redacted value by value (a secret holding a quote is still found), then made safe to show.
+      const text = JSON.stringify(redactDeep(JSON.parse(JSON.stringify(value) ?? 'null')), null, 2);
+      stdout.write(`${safeJson(text)}\n`);
+    },
+    paint: (kind, text, to = 'out') => {
+      const safe = shown(text);
+      if (!(to === 'err' ? errColour : colour)) return safe;
       const [on, off] = CODES[kind];
-      return `\u001b[${on}m${text}\u001b[${off}m`;
+      return `\u001b[${on}m${safe}\u001b[${off}m`;
     },
     async progress(label, work) {
       if (stderr.isTTY !== true) return work();
@@ -100,7 +158,7 @@ export function createTerminal(options: TerminalOptions): Terminal {
       const { createInterface } = await import('node:readline/promises');
       const reader = createInterface({ input: stdin, output: stderr });
       try {
-        const answer = await reader.question(`${redactSecrets(question)} [y/N] `);
+        const answer = await reader.question(`${shown(redactSecrets(question))} [y/N] `);
         return /^y(es)?$/i.test(answer.trim());
       } finally {
         reader.close();

@@ -186,6 +186,6 @@ export type {
 export type { ToolMedia } from './tool/tool-media.js';
 export { TOOL_ERROR_TYPES, type ToolErrorType } from './tool-error-types.js';
 export { canonicalDigest } from './util/canonical-json.js';
-export { redactSecrets, registerSecret } from './util/redact.js';
+export { redactDeep, redactSecrets, registerSecret } from './util/redact.js';
 export { reserveDirectory } from './util/reserved-dirs.js';
 export { modelSafeErrorMessage, registerHostPath } from './util/sanitize-message.js';

@@ -8,7 +8,7 @@ import {
 } from '@ksadk/core';
 import type { CommandContext } from '../command-context.js';
 import { describePrincipal, type PrincipalFlags, principalOf } from '../principal-flags.js';
-import { EXIT, type Terminal } from '../terminal.js';
+import { EXIT, shown, type Terminal } from '../terminal.js';
 
 interface StoreFlags extends PrincipalFlags {
   store?: string;
@@ -52,11 +52,16 @@ async function openGateway(
   }
 }
 
-const limitOf = (value: string | undefined): number => {
+/** `--limit` as a number of 1–500, or `undefined` for anything else. */
+const limitOf = (value: string | undefined): number | undefined => {
   const limit = Number(value ?? 50);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 500)
-    throw new Error('--limit must be 1–500.');
-  return limit;
+  return Number.isInteger(limit) && limit >= 1 && limit <= 500 ? limit : undefined;
+};
+
+/** A usage problem: said, exit 2. */
+const usage = (context: CommandContext, problem: string): number => {
+  context.terminal.note(problem);
+  return EXIT.usage;
 };
 
 /** One request as a line of the list. */
@@ -70,7 +75,7 @@ function requestLine(terminal: Terminal, item: ApprovalInboxItem): string {
     item.status,
   );
   const who = `${item.account_id || '(default)'}${item.user_id ? `/${item.user_id}` : ''}`;
-  return `${item.id} ${status} ${terminal.paint('bold', item.tool_name)} ${item.risk_level} ${terminal.paint('dim', `${who} · session ${item.session_id || '—'} · ${item.created_at}`)}`;
+  return `${shown(item.id)} ${status} ${terminal.paint('bold', item.tool_name)} ${shown(item.risk_level)} ${terminal.paint('dim', `${who} · session ${item.session_id || '—'} · ${item.created_at}`)}`;
 }
 
 /** `ksadk approvals list`. */
@@ -78,6 +83,8 @@ export async function listCommand(
   options: StoreFlags & { status: string; session?: string; tool?: string; limit?: string },
   context: CommandContext,
 ): Promise<number> {
+  const limit = limitOf(options.limit);
+  if (limit === undefined) return usage(context, '--limit must be 1–500.');
   const opened = await openGateway(options, context);
   if (typeof opened === 'number') return opened;
   const { gateway, principal, stores } = opened;
@@ -85,7 +92,7 @@ export async function listCommand(
     const page = await gateway.listApprovalRequests({
       principal,
       status: options.status as 'pending',
-      limit: limitOf(options.limit),
+      limit,
       ...(options.session ? { sessionId: options.session } : {}),
       ...(options.tool ? { toolName: options.tool } : {}),
     });
@@ -134,12 +141,15 @@ export async function decideCommand(
         ...(options.reason ? { reason: options.reason } : {}),
       });
       if (options.json) terminal.json({ grant });
-      else terminal.line(`${terminal.paint('ok', '✓')} revoked ${grant.id} (${grant.toolName})`);
+      else
+        terminal.line(
+          `${terminal.paint('ok', '✓')} revoked ${shown(grant.id)} (${shown(grant.toolName)})`,
+        );
       return EXIT.ok;
     }
     const before = await gateway.approvalStatus(id, { principal });
     if (!before) {
-      terminal.note(`No request ${id} for ${describePrincipal(principal)}.`);
+      terminal.note(`No request ${shown(id)} for ${shown(describePrincipal(principal))}.`);
       return EXIT.problems;
     }
     if (action === 'approve')
@@ -160,15 +170,15 @@ export async function decideCommand(
     if (options.json) terminal.json({ item });
     else {
       terminal.line(requestLine(terminal, item));
-      if (item.why) terminal.line(`why: ${item.why}`);
-      if (item.summary) terminal.line(`what it does: ${item.summary}`);
-      terminal.line(`side effects: ${item.side_effects.join(', ') || 'none declared'}`);
-      terminal.line(`arguments: ${JSON.stringify(item.arguments, null, 2)}`);
+      if (item.why) terminal.line(`why: ${shown(item.why)}`);
+      if (item.summary) terminal.line(`what it does: ${shown(item.summary)}`);
+      terminal.line(`side effects: ${shown(item.side_effects.join(', ') || 'none declared')}`);
+      terminal.line(`arguments: ${shown(JSON.stringify(item.arguments, null, 2))}`);
       if (item.edited_arguments)
-        terminal.line(`edited to: ${JSON.stringify(item.edited_arguments, null, 2)}`);
+        terminal.line(`edited to: ${shown(JSON.stringify(item.edited_arguments, null, 2))}`);
       if (item.decided_by)
         terminal.line(
-          `decided by ${item.decided_by} at ${item.decided_at}${item.reason ? `: ${item.reason}` : ''}`,
+          `decided by ${shown(item.decided_by)} at ${item.decided_at}${item.reason ? `: ${shown(item.reason)}` : ''}`,
         );
     }
     return EXIT.ok;
@@ -179,7 +189,7 @@ export async function decideCommand(
       code === 'standing_grant_not_found' ||
       code === 'invalid_arguments'
     ) {
-      terminal.note(error instanceof Error ? error.message : String(error));
+      terminal.note(shown(error instanceof Error ? error.message : String(error)));
       return EXIT.problems;
     }
     throw error;
@@ -199,17 +209,17 @@ export async function auditCommand(
       : /^\d+$/.test(options.since)
         ? Number(options.since)
         : Date.parse(options.since);
-  if (since !== undefined && Number.isNaN(since)) {
-    context.terminal.note('--since must be an ISO date or epoch milliseconds.');
-    return EXIT.usage;
-  }
+  if (since !== undefined && Number.isNaN(since))
+    return usage(context, '--since must be an ISO date or epoch milliseconds.');
+  const limit = limitOf(options.limit);
+  if (limit === undefined) return usage(context, '--limit must be 1–500.');
   const opened = await openGateway(options, context);
   if (typeof opened === 'number') return opened;
   const { gateway, principal, stores } = opened;
   try {
     const page = await gateway.auditLog({
       principal,
-      limit: limitOf(options.limit),
+      limit,
       ...(since !== undefined ? { since } : {}),
     });
     if (options.json)
@@ -221,7 +231,7 @@ export async function auditCommand(
     else
       for (const entry of page.items)
         context.terminal.line(
-          `${new Date(entry.at).toISOString()} ${context.terminal.paint('bold', entry.event)}${entry.how ? ` (${entry.how})` : ''} ${entry.toolName} ${entry.approvalId ?? entry.grantId ?? ''}${entry.by ? ` by ${entry.by}` : ''}${entry.reason ? `: ${entry.reason}` : ''}`,
+          `${new Date(entry.at).toISOString()} ${context.terminal.paint('bold', entry.event)}${entry.how ? ` (${entry.how})` : ''} ${shown(`${entry.toolName} ${entry.approvalId ?? entry.grantId ?? ''}${entry.by ? ` by ${entry.by}` : ''}${entry.reason ? `: ${entry.reason}` : ''}`)}`,
         );
     return EXIT.ok;
   } finally {

@@ -1,7 +1,7 @@
 import { serveKsadkConsoleFromEnv } from '@ksadk/console';
 import type { CommandContext } from '../command-context.js';
 import { describePrincipal, type PrincipalFlags, principalOf } from '../principal-flags.js';
-import { EXIT } from '../terminal.js';
+import { EXIT, shown } from '../terminal.js';
 
 /** `ksadk console`: the KsADK console on the shared stores; runs until the process is stopped. */
 export async function consoleCommand(
@@ -27,13 +27,13 @@ export async function consoleCommand(
       ...(options.skills ? { skillsDir: options.skills } : {}),
     }),
   );
-  for (const warning of served.warnings) terminal.note(terminal.paint('warn', warning));
+  for (const warning of served.warnings) terminal.note(terminal.paint('warn', warning, 'err'));
   const stop = async () => {
     await served.close();
     process.exit(0);
   };
   process.once('SIGINT', () => void stop());
   process.once('SIGTERM', () => void stop());
-  terminal.line(`KsADK console, as ${describePrincipal(principal)}: ${served.url}`);
+  terminal.line(`KsADK console, as ${shown(describePrincipal(principal))}: ${served.url}`);
   return EXIT.ok;
 }

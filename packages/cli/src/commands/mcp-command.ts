@@ -8,7 +8,7 @@ import {
 } from '@ksadk/core/mcp';
 import type { CommandContext } from '../command-context.js';
 import { printToolReport, type ToolReport, targetsOf, toolReport } from '../schema-lines.js';
-import { EXIT } from '../terminal.js';
+import { EXIT, shown } from '../terminal.js';
 
 interface ProbeOptions {
   config?: string;
@@ -201,7 +201,7 @@ export async function mcpProbeCommand(
         if (report.stderrTail) {
           terminal.line(terminal.paint('dim', '  stderr:'));
           for (const line of report.stderrTail.trimEnd().split('\n').slice(-20))
-            terminal.line(`    ${line}`);
+            terminal.line(`    ${shown(line)}`);
         }
         for (const problem of report.problems)
           terminal.line(`  ${terminal.paint('warn', `left out: ${problem}`)}`);
@@ -216,7 +216,7 @@ export async function mcpProbeCommand(
               `${options.call} needs approval and there is no terminal to ask on: not run.`,
             ),
           );
-        terminal.line(JSON.stringify(call.result, null, 2));
+        terminal.line(shown(JSON.stringify(call.result, null, 2)));
       }
     }
     // With --call, the call decides: it ran and answered ok. Else any problem of any server.

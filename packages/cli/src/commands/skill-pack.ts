@@ -7,7 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { extractSkillArchive, validateSkill } from '@ksadk/core/skills';
 import yazl from 'yazl';
 import type { CommandContext } from '../command-context.js';
-import { EXIT } from '../terminal.js';
+import { EXIT, shown } from '../terminal.js';
 
 /** What a packed archive may hold: the limits a Skill Runtime applies when it unpacks one. */
 const MAX_FILES = 2000;
@@ -68,10 +68,17 @@ export async function packCommand(
     if (options.json) terminal.json({ ok: false, problems });
     else
       for (const problem of problems)
-        terminal.line(`${terminal.paint('bad', '✗')} ${path.join(dir, 'SKILL.md')}: ${problem}`);
+        terminal.line(
+          `${terminal.paint('bad', '✗')} ${shown(path.join(dir, 'SKILL.md'))}: ${shown(problem)}`,
+        );
     return EXIT.problems;
   }
   const out = path.resolve(options.out ?? `${name}.zip`);
+  // The archive never lands inside the skill it packs (it would overwrite a file of it).
+  if (out === root || out.startsWith(`${root}${path.sep}`)) {
+    terminal.note(`--out ${shown(out)} is inside the skill folder: write the archive elsewhere.`);
+    return EXIT.usage;
+  }
   const zip = new yazl.ZipFile();
   for (const file of listed.files)
     zip.addFile(file.absolute, `${name}/${file.name}`, {
@@ -80,8 +87,11 @@ export async function packCommand(
       compress: true,
     });
   zip.end();
+  // A file that changes while it is packed fails the zip: an error, never a crash.
+  const failed = new Promise<never>((_, reject) => zip.on('error', reject));
+  failed.catch(() => undefined);
   await terminal.progress('packing', () =>
-    pipeline(zip.outputStream, createWriteStream(out, { mode: 0o644 })),
+    Promise.race([pipeline(zip.outputStream, createWriteStream(out, { mode: 0o644 })), failed]),
   );
   const archive = await readFile(out);
   const sha256 = createHash('sha256').update(archive).digest('hex');

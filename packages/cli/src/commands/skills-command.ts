@@ -2,7 +2,7 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { createSkillToolset, type SkillLibrary, validateSkill } from '@ksadk/core/skills';
 import type { CommandContext } from '../command-context.js';
-import { EXIT } from '../terminal.js';
+import { EXIT, shown } from '../terminal.js';
 
 /** One problem of a skill, as `validate` reports it. */
 export interface SkillProblem {
@@ -77,10 +77,10 @@ export async function validateCommand(
   if (options.json) terminal.json({ ok, skills: results });
   else
     for (const result of results) {
-      if (result.ok) terminal.line(`${terminal.paint('ok', '✓')} ${result.dir}`);
+      if (result.ok) terminal.line(`${terminal.paint('ok', '✓')} ${shown(result.dir)}`);
       for (const problem of result.problems)
         terminal.line(
-          `${terminal.paint('bad', '✗')} ${problem.file}: ${problem.field ? `${terminal.paint('bold', problem.field)}: ` : ''}${problem.message}`,
+          `${terminal.paint('bad', '✗')} ${shown(problem.file)}: ${problem.field ? `${terminal.paint('bold', problem.field)}: ` : ''}${shown(problem.message)}`,
         );
     }
   return ok ? EXIT.ok : EXIT.problems;
@@ -131,7 +131,8 @@ export async function readCommand(
         terminal.line(
           `${terminal.paint('bold', skill.name)} ${terminal.paint('dim', `${skill.source} · ${skill.space}`)}\n  ${skill.description}`,
         );
-      for (const warning of warnings) terminal.note(terminal.paint('warn', `warning: ${warning}`));
+      for (const warning of warnings)
+        terminal.note(terminal.paint('warn', `warning: ${warning}`, 'err'));
     }
     return warnings.length > 0 ? EXIT.problems : EXIT.ok;
   }
@@ -147,7 +148,7 @@ export async function readCommand(
       reason: match.reason,
     }));
     if (options.json) terminal.json({ query: positional, matches: found });
-    else if (found.length === 0) terminal.line(`No skill matches "${positional}".`);
+    else if (found.length === 0) terminal.line(`No skill matches "${shown(positional)}".`);
     else
       for (const match of found)
         terminal.line(
@@ -157,11 +158,11 @@ export async function readCommand(
   }
   const loaded = await terminal.progress(`loading ${positional}`, () => library.load(positional!));
   if (!loaded) {
-    terminal.note(`No skill named ${positional}.`);
+    terminal.note(`No skill named ${shown(positional)}.`);
     return EXIT.problems;
   }
   const { skill } = loaded;
-  const shown = {
+  const view = {
     name: skill.name,
     description: skill.description,
     source: skill.source,
@@ -173,22 +174,22 @@ export async function readCommand(
     problems: [...skill.warnings, ...loaded.warnings],
     body: skill.body,
   };
-  if (options.json) terminal.json(shown);
+  if (options.json) terminal.json(view);
   else {
     terminal.line(
-      `${terminal.paint('bold', shown.name)} ${terminal.paint('dim', `${shown.source} · ${shown.space}${shown.verified ? ' · verified' : ''}`)}`,
+      `${terminal.paint('bold', view.name)} ${terminal.paint('dim', `${view.source} · ${view.space}${view.verified ? ' · verified' : ''}`)}`,
     );
-    terminal.line(shown.description);
-    for (const problem of shown.problems)
+    terminal.line(shown(view.description));
+    for (const problem of view.problems)
       terminal.line(terminal.paint('warn', `warning: ${problem}`));
     const files = [
       ...skill.resources.scripts,
       ...skill.resources.references,
       ...skill.resources.assets,
     ];
-    if (files.length > 0) terminal.line(`resources: ${files.join(', ')}`);
+    if (files.length > 0) terminal.line(`resources: ${shown(files.join(', '))}`);
     terminal.line('');
-    terminal.line(shown.body);
+    terminal.line(shown(view.body));
   }
   return EXIT.ok;
 }

@@ -48,12 +48,12 @@ export async function toolsCommand(
         ...(selection ? { builtins: selection } : {}),
       });
     } else {
-      if (selection) terminal.note(terminal.paint('dim', `built-ins: ${selection}`));
+      if (selection) terminal.note(terminal.paint('dim', `built-ins: ${selection}`, 'err'));
       if (reports.length === 0)
         terminal.line('No tools: nothing is configured. Try --include focused.');
       for (const [index, report] of reports.entries()) printToolReport(terminal, report, index);
       for (const warning of load.warnings)
-        terminal.note(terminal.paint('warn', `warning: ${warning}`));
+        terminal.note(terminal.paint('warn', `warning: ${warning}`, 'err'));
     }
     // Problems: a schema a chosen framework cannot take, or what the load warned about.
     const fails = reports.some((report) =>

@@ -185,6 +185,31 @@ describe('the Agent Skills reference validator test cases', () => {
     }
   });
 
+  it('a SKILL.md that is a FIFO, a link or too large is refused at once, never read', {
+    timeout: 10_000,
+  }, async () => {
+    const { execFileSync } = await import('node:child_process');
+    const { symlink, truncate } = await import('node:fs/promises');
+    const hostile = await mkdtemp(path.join(os.tmpdir(), 'ksadk-skills-hostile-'));
+    try {
+      for (const name of ['fifo', 'link', 'huge']) await mkdir(path.join(hostile, name));
+      execFileSync('mkfifo', [path.join(hostile, 'fifo', 'SKILL.md')]);
+      await symlink('/etc/passwd', path.join(hostile, 'link', 'SKILL.md'));
+      await writeFile(path.join(hostile, 'huge', 'SKILL.md'), '');
+      await truncate(path.join(hostile, 'huge', 'SKILL.md'), 50 * 1024 * 1024);
+      expect(await validateSkill(path.join(hostile, 'fifo'))).toEqual({
+        ok: false,
+        problems: ['SKILL.md is not a regular file'],
+      });
+      expect((await validateSkill(path.join(hostile, 'link'))).problems).toEqual([
+        'SKILL.md is not a regular file',
+      ]);
+      expect((await validateSkill(path.join(hostile, 'huge'))).problems[0]).toMatch(/larger than/);
+    } finally {
+      await rm(hostile, { recursive: true, force: true });
+    }
+  });
+
   it('skills named in other scripts load, are found by search and by their exact name', async () => {
     const { skills } = await loadLocalSkills(base);
     const names = skills.map((skill) => skill.name);

@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises';
+import { lstat, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { findSkillMd } from './local-skills.js';
+import { findSkillMd, MAX_SKILL_MD_BYTES } from './local-skills.js';
 import { type SkillValidation, validateSkillMd } from './skill-md.js';
 
 /**
@@ -19,6 +19,11 @@ export async function validateSkill(dir: string): Promise<SkillValidation> {
   try {
     const file = await findSkillMd(dir);
     if (!file) return { ok: false, problems: ['SKILL.md not found'] };
+    // Only a regular file is read: a FIFO would hang the read, a link lead elsewhere.
+    const stats = await lstat(file);
+    if (!stats.isFile()) return { ok: false, problems: ['SKILL.md is not a regular file'] };
+    if (stats.size > MAX_SKILL_MD_BYTES)
+      return { ok: false, problems: [`SKILL.md is larger than ${MAX_SKILL_MD_BYTES} bytes`] };
     source = await readFile(file, 'utf8');
   } catch {
     return { ok: false, problems: ['SKILL.md not found'] };
