@@ -1,4 +1,6 @@
+import { defineTool } from '@ksadk/core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import {
   alice,
   callAs,
@@ -128,6 +130,25 @@ describe('every read and decision is the principal’s own', () => {
       );
       expect(response.status, handle).toBe(404);
     }
+    // Bob, a user of Alice's own account, in her session: a call of his that returns her handle
+    // reads his own folder, where it is not.
+    const bob = { ...alice, userId: 'bob' };
+    const echo = defineTool({
+      name: 'echo_handle',
+      description: 'Echoes a handle.',
+      input: z.object({ handle: z.string() }),
+      execute: ({ handle }) => ({ ok: true, handle }),
+    });
+    await callAs(gateway, bob, echo, { handle: image }, 'echo-1');
+    const bobs = (
+      (await body(await getAs(console, 'acme:bob', 'calls')))['items'] as { id: string }[]
+    )[0]!.id;
+    const echoed = await getAs(
+      console,
+      'acme:bob',
+      `calls/${bobs}/output?handle=${encodeURIComponent(image)}`,
+    );
+    expect(echoed.status).toBe(404);
     for (const id of [
       '__proto__',
       'exec_0',
