@@ -13,7 +13,9 @@ describe('visibleText', () => {
     expect(visibleText('a\u00adb \u202egnp.exe \u200b \u2028 \u3164 \u0085')).toBe(
       'a\\u00adb \\u202egnp.exe \\u200b \\u2028 \\u3164 \\u0085',
     );
-    expect(visibleText('a\u17b4b\ufe0fc\u034fd\u{e0100}')).toBe('a\\u17b4b\\ufe0fc\\u034fd\\u{e0100}');
+    expect(visibleText('a\u17b4b\ufe0fc\u034fd\u{e0100}')).toBe(
+      'a\\u17b4b\\ufe0fc\\u034fd\\u{e0100}',
+    );
     expect(visibleText('line one\n\tline two — é 中文 ☂')).toBe('line one\n\tline two — é 中文 ☂');
   });
 });
