@@ -41,7 +41,9 @@ function startConsole(env: Record<string, string>, args: string[] = []) {
     const timer = setTimeout(() => reject(new Error(`no address within 20 s: ${output}`)), 20_000);
     const read = (chunk: Buffer) => {
       output += chunk.toString();
-      const url = /KsADK console: (http:\/\/127\.0\.0\.1:\d+\/)\?token=([\w-]+)/.exec(output);
+      const url = /KsADK console: (http:\/\/127\.0\.0\.1:\d+\/(?:[\w-]+\/)?)\?token=([\w-]+)/.exec(
+        output,
+      );
       if (url) {
         clearTimeout(timer);
         resolve({ base: url[1]!, token: url[2]!, output: () => output });

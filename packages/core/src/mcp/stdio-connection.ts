@@ -24,6 +24,13 @@ const STDERR_TAIL_BYTES = 64 * 1024;
 const MAX_STDIO_MESSAGE_BYTES = 16 * 1024 * 1024;
 /** After stdin closes, how long a server may take to exit before SIGTERM, then SIGKILL. */
 const CLOSE_GRACE_MS = 2_000;
+/**
+ * How long a failed start waits for the process's exit when the failure was a broken pipe: a
+ * server that exits at once breaks the first write before its exit is seen, and the exit says more.
+ */
+const EXIT_AFTER_BROKEN_PIPE_MS = 1_000;
+/** Write errors of a pipe whose reader is gone. */
+const BROKEN_PIPE = new Set(['EPIPE', 'ECONNRESET', 'ERR_STREAM_DESTROYED']);
 /** The variables of this process a stdio server gets (its entry's `env` besides). */
 const INHERITED = ['PATH', 'HOME'] as const;
 
@@ -245,13 +252,21 @@ export function createStdioConnection(
     if (wait > 0) await sleeper.sleep(wait);
     if (abandoned(mine)) throw new Error('it was closed');
     let exit: StdioProcessExit | undefined;
+    let exited: (() => void) | undefined;
     const transport = await spawnServer(mine, (ended) => {
       exit = ended;
+      exited?.();
     });
     const client = await newMcpClient(options.clientName, options.setup);
     try {
       await client.connect(transport, { timeout: config.timeoutMs });
     } catch (error) {
+      if (exit === undefined && BROKEN_PIPE.has((error as { code?: unknown }).code as string)) {
+        await new Promise<void>((resolve) => {
+          exited = resolve;
+          setTimeout(resolve, EXIT_AFTER_BROKEN_PIPE_MS).unref();
+        });
+      }
       const before = exit;
       transport.kill('it did not complete initialisation');
       await client.close().catch(() => undefined);

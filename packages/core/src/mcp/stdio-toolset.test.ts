@@ -294,6 +294,22 @@ describe('a stdio MCP server', () => {
     });
   });
 
+  it('a server that closes its input and exits at once is reported by its exit code, not the broken pipe', async () => {
+    // Its stdin is closed before the first message is written (EPIPE), and it exits just after.
+    const source =
+      "require('node:fs').closeSync(0); console.error('bad key'); setTimeout(() => process.exit(3), 100)";
+    for (let round = 0; round < 3; round += 1) {
+      const toolset = stdioToolset({ command: process.execPath, args: ['-e', source] });
+      await expect(toolset.tools()).rejects.toThrowError(
+        'it stopped during initialisation (it exited with code 3)',
+      );
+      expect(toolset.diagnostics()).toMatchObject({
+        crashes: 1,
+        lastExit: { code: 3, requested: false },
+      });
+      await toolset.close();
+    }
+  });
   it('a missing program under the temporary folder, home or working directory keeps its reason', async () => {
     const os = await import('node:os');
     for (const folder of [os.tmpdir(), os.homedir(), process.cwd()]) {
