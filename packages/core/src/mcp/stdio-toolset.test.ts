@@ -294,12 +294,16 @@ describe('a stdio MCP server', () => {
     });
   });
 
-  it('a server that closes its input and exits at once is reported by its exit code, not the broken pipe', async () => {
-    // Its stdin is closed before the first message is written (EPIPE), and it exits just after.
-    const source =
-      "require('node:fs').closeSync(0); console.error('bad key'); setTimeout(() => process.exit(3), 100)";
-    for (let round = 0; round < 3; round += 1) {
-      const toolset = stdioToolset({ command: process.execPath, args: ['-e', source] });
+  it('a server that exits at once, or closes its input first, is reported by its exit code, not the broken pipe', async () => {
+    // Either its exit is seen before the first message is written, or the write breaks (EPIPE)
+    // first and the SDK closes the transport before the exit arrives: the same report each time.
+    const quick = { command: 'sh', args: ['-c', 'echo bad key >&2; exit 3'] };
+    const closesFirst = {
+      command: process.execPath,
+      args: ['-e', "require('node:fs').closeSync(0); setTimeout(() => process.exit(3), 100)"],
+    };
+    for (const server of [quick, closesFirst, quick, closesFirst, quick, quick]) {
+      const toolset = stdioToolset(server);
       await expect(toolset.tools()).rejects.toThrowError(
         'it stopped during initialisation (it exited with code 3)',
       );
@@ -310,6 +314,7 @@ describe('a stdio MCP server', () => {
       await toolset.close();
     }
   });
+
   it('a missing program under the temporary folder, home or working directory keeps its reason', async () => {
     const os = await import('node:os');
     for (const folder of [os.tmpdir(), os.homedir(), process.cwd()]) {

@@ -19,7 +19,10 @@ export interface StdioProcessExit {
   readonly pid: number | undefined;
   readonly code: number | null;
   readonly signal: NodeJS.Signals | null;
-  /** `true` when we asked it to stop ({@link ProcessGroupStdioTransport.close} or `kill`). */
+  /**
+   * `true` when we asked it to stop ({@link ProcessGroupStdioTransport.close} or `kill`) — not when
+   * it had closed its input first (a write to it broke), which is it leaving on its own.
+   */
   readonly requested: boolean;
   /** Why we stopped it, or why it could not start. */
   readonly reason: string | undefined;
@@ -65,6 +68,8 @@ export class ProcessGroupStdioTransport implements Transport {
   #child: ChildProcessWithoutNullStreams | undefined;
   #startedAt = 0;
   #requested = false;
+  /** It closed its input before we asked it to stop: its exit is its own, whatever came after. */
+  #leftFirst = false;
   #reason: string | undefined;
   #exited = false;
   #startFailed = false;
@@ -145,7 +150,10 @@ export class ProcessGroupStdioTransport implements Transport {
         else this.onerror?.(error);
       });
       child.once('exit', (code, signal) => this.#onExit(code, signal));
-      child.stdin.on('error', (error) => this.onerror?.(error));
+      child.stdin.on('error', (error) => {
+        this.#noteBrokenInput(error);
+        this.onerror?.(error);
+      });
       child.stdout.on('error', (error) => this.onerror?.(error));
       child.stderr.on('error', () => undefined);
       child.stderr.on('data', (chunk: Buffer) => options.stderr.push(chunk));
@@ -194,7 +202,7 @@ export class ProcessGroupStdioTransport implements Transport {
       pid,
       code,
       signal,
-      requested: this.#requested,
+      requested: this.#requested && !this.#leftFirst,
       reason: this.#reason,
       uptimeMs: performance.now() - this.#startedAt,
     });
@@ -230,7 +238,9 @@ export class ProcessGroupStdioTransport implements Transport {
     }
     return new Promise<void>((resolve, reject) => {
       const flushed = child.stdin.write(serializeMessage(message), (error) => {
-        if (error) reject(error);
+        if (!error) return;
+        this.#noteBrokenInput(error);
+        reject(error);
       });
       if (flushed) {
         resolve();
@@ -246,6 +256,12 @@ export class ProcessGroupStdioTransport implements Transport {
       child.stdin.once('drain', settle);
       child.stdin.once('close', settle);
     });
+  }
+
+  /** A write that broke because the server closed its input, before we asked it to stop. */
+  #noteBrokenInput(error: Error): void {
+    const code = (error as { code?: unknown }).code;
+    if (!this.#requested && (code === 'EPIPE' || code === 'ECONNRESET')) this.#leftFirst = true;
   }
 
   /** Stops the server at once: SIGKILL to its whole group. `reason` is reported with the exit. */
