@@ -189,6 +189,9 @@ describe('approval attacks', () => {
     const runs: unknown[] = [];
     const tool = sendTool(runs, { onExpiry: 'approve' });
     const gateway = createToolGateway({ env, approvalTtlMs: 100, approvalRetentionMs: 60_000 });
+    // The rejection and the standing grant are decided by this one, whose requests do not expire
+    // in the time a loaded machine takes between asking and deciding.
+    const patient = createToolGateway({ env });
     await as(alice, async () => {
       idOf(await gateway.invoke(tool, { to: 'a', amount: 1 }, { callId: 'k1' }));
       await new Promise((resolve) => setTimeout(resolve, 150));
@@ -198,21 +201,21 @@ describe('approval attacks', () => {
       // One runs; the others get its result, marked replayed.
       expect(replays.filter((result) => result.ok && !result['replayed'])).toHaveLength(1);
       expect(replays.some(isApprovalRequired)).toBe(false);
-      await gateway.reject(
-        idOf(await gateway.invoke(tool, { to: 'b', amount: 1 }, { callId: 'k2' })),
+      await patient.reject(
+        idOf(await patient.invoke(tool, { to: 'b', amount: 1 }, { callId: 'k2' })),
       );
       const afterReject = await Promise.all(
-        [1, 2, 3].map(() => gateway.invoke(tool, { to: 'b', amount: 1 }, { callId: 'k2' })),
+        [1, 2, 3].map(() => patient.invoke(tool, { to: 'b', amount: 1 }, { callId: 'k2' })),
       );
       expect(afterReject.some(isApprovalRequired)).toBe(false);
       const grantId = (
-        await gateway.approve(idOf(await gateway.invoke(tool, { to: 'c', amount: 1 })), {
+        await patient.approve(idOf(await patient.invoke(tool, { to: 'c', amount: 1 })), {
           always: 'session',
         })
       ).standingGrantId;
       expect(grantId).toBeDefined();
       const standing = await Promise.all(
-        [1, 2, 3].map(() => gateway.invoke(tool, { to: 'd', amount: 1 }, { callId: 'k3' })),
+        [1, 2, 3].map(() => patient.invoke(tool, { to: 'd', amount: 1 }, { callId: 'k3' })),
       );
       expect(standing.filter((result) => result.ok && !result['replayed'])).toHaveLength(1);
     });
