@@ -25,12 +25,10 @@ const MAX_STDIO_MESSAGE_BYTES = 16 * 1024 * 1024;
 /** After stdin closes, how long a server may take to exit before SIGTERM, then SIGKILL. */
 const CLOSE_GRACE_MS = 2_000;
 /**
- * How long a failed start waits for the process's exit when the failure was a broken pipe: a
+ * How long a failed start waits for the process's exit when the server closed its input first: a
  * server that exits at once breaks the first write before its exit is seen, and the exit says more.
  */
 const EXIT_AFTER_BROKEN_PIPE_MS = 1_000;
-/** Write errors of a pipe whose reader is gone. */
-const BROKEN_PIPE = new Set(['EPIPE', 'ECONNRESET', 'ERR_STREAM_DESTROYED']);
 /** The variables of this process a stdio server gets (its entry's `env` besides). */
 const INHERITED = ['PATH', 'HOME'] as const;
 
@@ -261,10 +259,13 @@ export function createStdioConnection(
     try {
       await client.connect(transport, { timeout: config.timeoutMs });
     } catch (error) {
-      if (exit === undefined && BROKEN_PIPE.has((error as { code?: unknown }).code as string)) {
+      if (exit === undefined && transport.leftFirst) {
         await new Promise<void>((resolve) => {
-          exited = resolve;
-          setTimeout(resolve, EXIT_AFTER_BROKEN_PIPE_MS).unref();
+          const timer = setTimeout(resolve, EXIT_AFTER_BROKEN_PIPE_MS);
+          exited = () => {
+            clearTimeout(timer);
+            resolve();
+          };
         });
       }
       const before = exit;

@@ -258,6 +258,11 @@ export class ProcessGroupStdioTransport implements Transport {
     });
   }
 
+  /** Whether the server closed its input before we asked it to stop (a write to it broke). */
+  get leftFirst(): boolean {
+    return this.#leftFirst;
+  }
+
   /** A write that broke because the server closed its input, before we asked it to stop. */
   #noteBrokenInput(error: Error): void {
     const code = (error as { code?: unknown }).code;
